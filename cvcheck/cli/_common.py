@@ -1,0 +1,75 @@
+"""Helpers shared by CLI commands: config options, result printing, error handling."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from typing import Callable
+
+from ..config import Config
+from ..errors import CvcheckError
+from ..schema import Result, Status
+
+
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="JSON config file (sections: media, maze, sudoku, judge)")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                        help="override one setting, e.g. --set maze.layout_iou_min=0.75 (repeatable)")
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    cfg = Config.load(args.config) if getattr(args, "config", None) else Config()
+    return cfg.with_overrides(getattr(args, "set", []) or [])
+
+
+def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Turn cvcheck errors into a one-line message and exit code 2 (never a traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except CvcheckError as exc:
+            print(f"cvcheck: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("cvcheck: interrupted", file=sys.stderr)
+            return 130
+
+    return wrapper
+
+
+def format_summary(result: Result) -> str:
+    """A short human summary of one result."""
+    head = f"{result.task} [{result.pipeline}/{result.modality}] {result.id}: "
+    if result.status is Status.ERROR:
+        assert result.error is not None
+        return head + f"ERROR ({result.error.code}) {result.error.message}"
+    if result.status is Status.UNPARSEABLE:
+        reason = result.details.get("reason", "output could not be read")
+        return head + f"UNPARSEABLE (overall 0): {reason}"
+    verdict = "PASS" if result.passed else "FAIL"
+    lines = [head + f"{verdict} (overall {result.overall:g})"]
+    if result.gate is not None:
+        for check in result.gate.required:
+            mark = "x" if check in result.gate.failed else "ok"
+            lines.append(f"  [{mark:>2}] {check}")
+    shown = {k: v for k, v in result.metrics.items() if not isinstance(v, (dict, list))}
+    if shown:
+        lines.append("  metrics: " + ", ".join(f"{k}={_fmt(v)}" for k, v in shown.items()))
+    for note in result.details.get("notes", []) or []:
+        lines.append(f"  - {note}")
+    return "\n".join(lines)
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def emit_result(result: Result, *, as_json: bool) -> int:
+    """Print a result; exit 0 for a verdict (ok/unparseable), 1 for an error result."""
+    print(result.to_json(indent=2) if as_json else format_summary(result))
+    return 1 if result.status is Status.ERROR else 0
