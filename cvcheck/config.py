@@ -81,6 +81,9 @@ class JudgeConfig:
     max_retries: int = 4
     concurrency: int = 4
     temperature: float = 0.0
+    backoff_s: float = 1.0        #: first retry delay; doubles per attempt (Retry-After wins)
+    max_backoff_s: float = 30.0   #: cap on any single retry delay
+    video_frames: int = 8         #: frames sampled evenly from a video for a live judge
 
 
 @dataclass(frozen=True)
