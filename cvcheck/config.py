@@ -48,7 +48,7 @@ class MazeConfig:
     cross_wall_ratio: float = 0.05           #: a wall cell is crossed iff path covers > this of its eroded core
     path_cell_coverage: float = 0.4          #: a lattice cell is on the path iff dilated path covers > this
     loop_min_area: float = 0.04              #: a hole in the path counts as a loop iff its area > this (cells^2)
-    canvas_cell_px: int = 12                 #: analysis canvas resolution (pixels per lattice cell)
+    canvas_cell_px: int = 16                 #: analysis canvas resolution (pixels per lattice cell)
     # video (C.5.3 "Video extension")
     video_wall_erosion: float = 0.3          #: stronger erosion for videos (cells)
     video_cross_wall_ratio: float = 0.05     #: flagged only if the crossing ratio exceeds 5 %
@@ -69,6 +69,15 @@ class SudokuConfig:
     cell_inset: float = 0.15                    #: fraction of the cell cut from each side before reading
     ocr_engine: str = "rapidocr"                #: default offline PP-OCR engine
     video_stride: int = 1
+    # -- added with the Sudoku verifier (issue 4) --
+    ocr_threads: int = 1                        #: onnxruntime intra-op threads (0 = library default)
+    ocr_device: str = "cpu"                     #: cpu | cuda | auto (CUDA via onnxruntime-gpu when present)
+    ocr_model_path: str = ""                    #: rapidocr engine: explicit .onnx rec model ("" = the one in the wheel)
+    ocr_glyph_dedup: float = 1.0                #: opt-in: recognise one crop per group of near-identical glyphs (NCC >= this; 1 = off)
+    paddle_rec_model_dir: str = ""              #: paddleocr engine: local PaddleOCR rec model directory
+    paddle_rec_model_name: str = "PP-OCRv4_mobile_rec"
+    video_change_threshold: float = 10.0        #: mean abs grey change of a cell that triggers a re-read
+    video_debounce_frames: int = 3              #: a new cell value counts once it holds this many frames
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,165 @@
+"""The maze as a (2n+1) x (2m+1) lattice and as a graph.
+
+A maze of ``rows x cols`` cells is stored as a boolean wall lattice of shape
+``(2*rows+1, 2*cols+1)`` (``True`` = wall), the layout of maze-dataset's ``as_pixels``:
+cell ``(r, c)`` is lattice pixel ``(2r+1, 2c+1)``; the pixel between two adjacent
+cells is open iff the wall between them is open; ``(even, even)`` pixels are
+always wall posts.
+
+Examples
+--------
+>>> spec = MazeSpec.from_lattice(np.array([[1,1,1,1,1],[1,0,0,0,1],[1,1,1,1,1]], bool),
+...                              start=(0, 0), goal=(0, 1))
+>>> spec.solution
+((1, 1), (1, 2), (1, 3))
+>>> spec.open_walls()
+[((0, 0), (0, 1))]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, eq=False)
+class MazeSpec:
+    """A maze with its start, goal and solution, all in lattice coordinates.
+
+    Attributes
+    ----------
+    walls : ndarray of shape (2*rows+1, 2*cols+1), bool
+    start, goal : (row, col) lattice coordinates of the start and goal cells
+    solution : lattice cells from start to goal inclusive (connectors included)
+    """
+
+    walls: np.ndarray
+    start: Cell
+    goal: Cell
+    solution: tuple[Cell, ...] = field(default=())
+
+    @classmethod
+    def from_lattice(cls, walls: np.ndarray, *, start: Cell, goal: Cell,
+                     solution: Sequence[Cell] | None = None) -> "MazeSpec":
+        """Build a spec from a wall lattice and *cell* (not lattice) start/goal coordinates."""
+        walls = np.asarray(walls, dtype=bool)
+        if walls.ndim != 2 or walls.shape[0] % 2 == 0 or walls.shape[1] % 2 == 0 or min(walls.shape) < 3:
+            raise InputError(f"wall lattice must be 2D with odd sides >= 3, got shape {walls.shape}")
+        s, g = cell_to_lattice(start), cell_to_lattice(goal)
+        for name, p in (("start", s), ("goal", g)):
+            if not (0 <= p[0] < walls.shape[0] and 0 <= p[1] < walls.shape[1]):
+                raise InputError(f"{name} cell {lattice_to_cell(p)} is outside the maze")
+        sol = tuple(solution) if solution is not None else shortest_path(walls, s, g)
+        walls = walls.copy()
+        walls.setflags(write=False)
+        return cls(walls=walls, start=s, goal=g, solution=tuple(tuple(map(int, c)) for c in sol))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Maze size in cells ``(rows, cols)``."""
+        return (self.walls.shape[0] // 2, self.walls.shape[1] // 2)
+
+    @property
+    def solution_body(self) -> frozenset[Cell]:
+        """Solution lattice cells without the start and goal cells (the blue pixels)."""
+        return frozenset(self.solution) - {self.start, self.goal}
+
+    def open_walls(self) -> list[tuple[Cell, Cell]]:
+        """Graph edges: pairs of adjacent maze cells with no wall between them."""
+        edges = []
+        lr, lc = self.walls.shape
+        for r in range(1, lr - 1):
+            for c in range(1, lc - 1):
+                if self.walls[r, c] or (r % 2) == (c % 2):
+                    continue
+                if r % 2 == 1:  # between horizontally adjacent cells
+                    edges.append(((r // 2, c // 2 - 1), (r // 2, c // 2)))
+                else:
+                    edges.append(((r // 2 - 1, c // 2), (r // 2, c // 2)))
+        return edges
+
+    def to_dict(self) -> dict:
+        return {
+            "rows": self.shape[0], "cols": self.shape[1],
+            "lattice": ["".join("#" if w else "." for w in row) for row in self.walls],
+            "start": list(lattice_to_cell(self.start)), "goal": list(lattice_to_cell(self.goal)),
+            "open_walls": [[list(a), list(b)] for a, b in self.open_walls()],
+            "solution_cells": [list(lattice_to_cell(p)) for p in self.solution if p[0] % 2 and p[1] % 2],
+        }
+
+
+def cell_to_lattice(cell: Cell) -> Cell:
+    return (2 * int(cell[0]) + 1, 2 * int(cell[1]) + 1)
+
+
+def lattice_to_cell(p: Cell) -> Cell:
+    return (int(p[0]) // 2, int(p[1]) // 2)
+
+
+def describe_lattice_cell(p: Cell) -> dict:
+    """Name a lattice pixel: a cell, the wall between two cells, or a wall post."""
+    r, c = int(p[0]), int(p[1])
+    if r % 2 and c % 2:
+        return {"kind": "cell", "cell": [r // 2, c // 2]}
+    if r % 2:
+        return {"kind": "wall", "between": [[r // 2, c // 2 - 1], [r // 2, c // 2]]}
+    if c % 2:
+        return {"kind": "wall", "between": [[r // 2 - 1, c // 2], [r // 2, c // 2]]}
+    return {"kind": "post", "corner_of": [r // 2, c // 2]}
+
+
+_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def shortest_path(open_mask_or_walls: np.ndarray, start: Cell, goal: Cell, *,
+                  walls: bool = True) -> tuple[Cell, ...]:
+    """BFS shortest 4-connected path on a lattice; ``()`` when unreachable.
+
+    ``open_mask_or_walls`` is a wall lattice (``walls=True``) or a mask of passable
+    pixels (``walls=False``).
+    """
+    passable = ~open_mask_or_walls if walls else open_mask_or_walls
+    h, w = passable.shape
+    if not (passable[start] and passable[goal]):
+        return ()
+    prev = {start: start}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        if cur == goal:
+            break
+        for dr, dc in _STEPS:
+            nxt = (cur[0] + dr, cur[1] + dc)
+            if 0 <= nxt[0] < h and 0 <= nxt[1] < w and passable[nxt] and nxt not in prev:
+                prev[nxt] = cur
+                queue.append(nxt)
+    if goal not in prev:
+        return ()
+    path = [goal]
+    while path[-1] != start:
+        path.append(prev[path[-1]])
+    return tuple(reversed(path))
+
+
+def walk_order(cells: Iterable[Cell], start: Cell) -> list[Cell]:
+    """Order a set of lattice cells as a depth-first walk from ``start`` (branches included)."""
+    todo = set(cells)
+    if start not in todo:
+        return sorted(todo)
+    order, stack, seen = [], [start], {start}
+    while stack:
+        cur = stack.pop()
+        order.append(cur)
+        for dr, dc in reversed(_STEPS):
+            nxt = (cur[0] + dr, cur[1] + dc)
+            if nxt in todo and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return order + sorted(todo - seen)

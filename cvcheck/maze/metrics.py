@@ -1,0 +1,176 @@
+"""MMGR's four pixel metric classes on a rectified canvas (C.5.3).
+
+All functions take canvas masks of shape ``(Lr*k, Lc*k)`` (``k`` pixels per lattice
+cell) and return plain values; the verifier assembles them into a Result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+from ..config import MazeConfig
+from ..vision.geometry import block_sum
+from .lattice import Cell, MazeSpec, describe_lattice_cell, shortest_path
+
+
+def upscale_cells(lattice: np.ndarray, k: int) -> np.ndarray:
+    """Nearest-neighbour upscale of a lattice mask to the canvas."""
+    return np.repeat(np.repeat(lattice, k, axis=0), k, axis=1)
+
+
+def _disk(radius: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+
+
+# -- layout -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    iou: float
+    start_offset: float | None  #: centroid distance to the reference start, in cells
+    goal_offset: float | None
+    matched: bool
+
+
+def marker_offset(mask: np.ndarray, target: Cell, k: int, *, min_area: float) -> float | None:
+    """Distance (lattice cells) from the largest blob's centroid to the target cell's centre."""
+    count, _, stats, cents = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return None
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[best, cv2.CC_STAT_AREA] < min_area:
+        return None
+    cx, cy = cents[best]
+    return float(np.hypot(cy / k - (target[0] + 0.5), cx / k - (target[1] + 0.5)))
+
+
+def layout_match(dark: np.ndarray, green: np.ndarray, red: np.ndarray, spec: MazeSpec, ref_walls: np.ndarray,
+                 k: int, cfg: MazeConfig) -> Layout:
+    union = np.count_nonzero(dark | ref_walls)
+    iou = np.count_nonzero(dark & ref_walls) / union if union else 0.0
+    min_area = 0.15 * k * k
+    s_off = marker_offset(green, spec.start, k, min_area=min_area)
+    g_off = marker_offset(red, spec.goal, k, min_area=min_area)
+    ok = (iou > cfg.layout_iou_min and s_off is not None and g_off is not None
+          and s_off <= cfg.marker_tolerance and g_off <= cfg.marker_tolerance)
+    return Layout(iou=float(iou), start_offset=s_off, goal_offset=g_off, matched=bool(ok))
+
+
+# -- wall crossing ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Crossing:
+    crossed: tuple[tuple[Cell, float], ...]  #: (lattice cell, share of its eroded core covered)
+    ratio: float                             #: path pixels inside eroded walls / path pixels
+
+    @property
+    def detected(self) -> bool:
+        return bool(self.crossed)
+
+
+def wall_crossing(path: np.ndarray, ref_walls: np.ndarray, k: int, *, erosion: float,
+                  threshold: float) -> Crossing:
+    """Path pixels inside walls eroded by ``erosion`` cells, per wall cell.
+
+    A wall cell is crossed when path pixels cover more than ``threshold`` of its
+    eroded core: anti-aliased or wobbly edges that only touch a wall never reach
+    the core; a path through the wall covers it across its whole thickness.
+    """
+    e = max(1, int(round(erosion * k)))
+    core = cv2.erode(ref_walls.astype(np.uint8), _disk(e)).astype(bool)
+    inside = path & core
+    core_area = block_sum(core, k)
+    hits = block_sum(inside, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(core_area > 0, hits / np.maximum(core_area, 1), 0.0)
+    cells = np.argwhere(share > threshold)
+    crossed = tuple(((int(r), int(c)), float(share[r, c])) for r, c in cells)
+    n_path = np.count_nonzero(path)
+    return Crossing(crossed=crossed, ratio=float(np.count_nonzero(inside) / n_path) if n_path else 0.0)
+
+
+# -- path matching ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PathMatch:
+    cells: frozenset[Cell]        #: lattice cells on the answer's path (markers excluded)
+    iou: float
+    precision: float
+    recall: float
+    target_achievement: float     #: share of the solution's cells covered
+    connected: bool               #: a continuous path links start and goal
+    length_ratio: float           #: path cells / solution cells
+
+
+def path_to_cells(path: np.ndarray, k: int, *, coverage: float) -> tuple[np.ndarray, np.ndarray]:
+    """Dilate a (possibly thin) path to cell width; return (dilated mask, per-cell coverage)."""
+    if not path.any():
+        return path, np.zeros((path.shape[0] // k, path.shape[1] // k))
+    dist = cv2.distanceTransform(path.astype(np.uint8), cv2.DIST_L2, 3)
+    half = float(np.percentile(dist[path], 95))
+    grow = int(round(k / 2 - half))
+    dilated = cv2.dilate(path.astype(np.uint8), _disk(grow)).astype(bool) if grow > 0 else path
+    return dilated, block_sum(dilated, k) / float(k * k)
+
+
+def path_match(path: np.ndarray, spec: MazeSpec, k: int, cfg: MazeConfig) -> tuple[PathMatch, np.ndarray]:
+    dilated, cover = path_to_cells(path, k, coverage=cfg.path_cell_coverage)
+    on = cover > cfg.path_cell_coverage
+    on[spec.start] = on[spec.goal] = False
+    cells = frozenset((int(r), int(c)) for r, c in np.argwhere(on))
+    solution = spec.solution_body
+    ref_mask = np.zeros(spec.walls.shape, bool)
+    for p in solution:
+        ref_mask[p] = True
+    ref_px = upscale_cells(ref_mask, k)
+    inter = np.count_nonzero(dilated & ref_px)
+    union = np.count_nonzero(dilated | ref_px)
+    n_ans, n_ref = np.count_nonzero(dilated), np.count_nonzero(ref_px)
+    reach = on.copy()
+    reach[spec.start] = reach[spec.goal] = True
+    connected = bool(shortest_path(reach, spec.start, spec.goal, walls=False))
+    return PathMatch(
+        cells=cells,
+        iou=inter / union if union else 0.0,
+        precision=inter / n_ans if n_ans else 0.0,
+        recall=inter / n_ref if n_ref else 0.0,
+        target_achievement=len(cells & solution) / len(solution) if solution else 0.0,
+        connected=connected,
+        length_ratio=len(cells) / len(solution) if solution else 0.0,
+    ), dilated
+
+
+# -- reflection ---------------------------------------------------------------------------
+
+def path_loops(path: np.ndarray, k: int, *, min_area: float,
+               markers: np.ndarray | None = None) -> list[tuple[float, float, float]]:
+    """Closed loops of the path: holes of the path mask larger than ``min_area`` cells^2.
+
+    Skeletonisation preserves topology, so these are exactly the independent cycles
+    of the path's skeleton, without its sensitivity to pinholes. Start/goal marker
+    pixels (``markers``) count as filled: a path ending around a marker is no loop.
+    Returns ``(row, col, area)`` in lattice-cell units per loop.
+    """
+    if not path.any():
+        return []
+    if markers is not None and markers.any():
+        grow = max(1, int(round(0.1 * k)))  # close the anti-aliased seam around a marker
+        path = path | cv2.dilate(markers.astype(np.uint8), _disk(grow)).astype(bool)
+    solid = path
+    holes = ndimage.binary_fill_holes(solid) & ~solid
+    labels, count = ndimage.label(holes)
+    if count == 0:
+        return []
+    areas = np.bincount(labels.ravel())[1:] / float(k * k)
+    keep = np.flatnonzero(areas > min_area) + 1
+    centres = ndimage.center_of_mass(holes, labels, keep) if keep.size else []
+    return [(cy / k, cx / k, float(areas[i - 1])) for (cy, cx), i in zip(centres, keep)]
+
+
+def crossing_details(crossing: Crossing) -> list[dict]:
+    return [describe_lattice_cell(p) | {"lattice": list(p), "core_covered": round(share, 4)}
+            for p, share in crossing.crossed]

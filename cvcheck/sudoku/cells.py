@@ -1,0 +1,169 @@
+"""Cut the rectified grid into cells, drop blank cells, normalise digit crops for OCR.
+
+A cell is cut between its located lines with an inset on every side (so grid lines
+stay out), then judged blank or not from its own contrast and ink; a non-blank cell
+yields a normalised crop (dark digit on white, tight box, fixed aspect) for the
+recogniser and a small signature used to notice when a cell's pixels change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .grid import GridFit
+
+#: recogniser input height and width for one cell (narrow PP-OCR input)
+CROP_H, CROP_W = 48, 32
+#: signature size (rows, cols) used for change detection and glyph deduplication
+SIG_SHAPE = (24, 16)
+_MIN_CONTRAST = 50        # grey levels between background and ink for a digit to exist
+_MIN_INK_HEIGHT = 0.25    # tallest component, as a share of the inset cell height
+_MIN_INK_RATIO = 0.01
+#: crops are cut this share of the cell inside the located lines
+OUTER_INSET = 0.1
+
+
+@dataclass(frozen=True)
+class CellCrop:
+    """One non-blank cell ready for recognition."""
+
+    row: int
+    col: int
+    crop: np.ndarray       #: (CROP_H, CROP_W, 3) uint8, dark digit on white
+    signature: np.ndarray  #: SIG_SHAPE float32, zero mean, unit norm
+
+
+def cell_boxes(fit: GridFit, *, inset: float) -> np.ndarray:
+    """Integer boxes (n, n, 4) as (top, bottom, left, right) on the canvas, after the inset."""
+    n = fit.n
+    boxes = np.empty((n, n, 4), dtype=np.int64)
+    for r in range(n):
+        t, b = fit.rows[r], fit.rows[r + 1]
+        dt = (b - t) * inset
+        for c in range(n):
+            left, right = fit.cols[c], fit.cols[c + 1]
+            dl = (right - left) * inset
+            boxes[r, c] = (round(t + dt), round(b - dt), round(left + dl), round(right - dl))
+    return boxes
+
+
+def cell_patches(fit: GridFit, *, inset: float) -> list[list[np.ndarray]]:
+    """Darkness patches per cell (views into the canvas; do not modify)."""
+    boxes = cell_boxes(fit, inset=inset)
+    return [[fit.canvas[t:max(b, t + 1), lf:max(rt, lf + 1)] for t, b, lf, rt in row] for row in boxes]
+
+
+def digit_mask(patch: np.ndarray, *, core: float) -> np.ndarray | None:
+    """Ink mask of a cell's digit, or None when the cell is blank.
+
+    ``patch`` is cut with a small inset (just inside the lines). Blank when the cell has
+    too little contrast or ink, when what remains after dropping grid-line remnants along
+    the border and specks is too small, or when no ink reaches the central region
+    (the patch minus ``core`` of its side on every edge).
+    """
+    if patch.size == 0:
+        return None
+    bg = float(np.median(patch))
+    top = float(np.percentile(patch, 99.5))
+    if top - bg < _MIN_CONTRAST:
+        return None
+    mask = (patch > (bg + top) / 2).astype(np.uint8)
+    mask = _drop_line_runs(mask)
+    if mask.mean() < _MIN_INK_RATIO:
+        return None
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = patch.shape
+    keep = np.zeros(count, dtype=bool)
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        touch_lr = x == 0 or x + bw == w
+        touch_tb = y == 0 or y + bh == h
+        line_like = ((touch_lr and bh > 0.5 * h and bw < 0.2 * w)
+                     or (touch_tb and bw > 0.5 * w and bh < 0.2 * h))
+        keep[i] = not line_like and area >= 0.004 * h * w
+    if not keep.any():
+        return None
+    if stats[keep, cv2.CC_STAT_HEIGHT].max() < _MIN_INK_HEIGHT * h:
+        return None
+    out = keep[labels]
+    if out.mean() < _MIN_INK_RATIO:
+        return None
+    mt, ml = int(core * h), int(core * w)
+    if not out[mt:h - mt, ml:w - ml].any():
+        return None
+    return out
+
+
+def _drop_line_runs(mask: np.ndarray) -> np.ndarray:
+    """Remove straight runs longer than 85 % of the patch lying in its outer quarter
+    (remnants of grid lines that wander into the cell); digit strokes are shorter."""
+    h, w = mask.shape
+    runs = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((1, max(3, int(0.85 * w))), np.uint8))
+    runs |= cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((max(3, int(0.85 * h)), 1), np.uint8))
+    if not runs.any():
+        return mask
+    band = np.ones_like(mask)
+    band[h // 4:h - h // 4, w // 4:w - w // 4] = 0
+    runs = cv2.dilate(runs & band, np.ones((3, 3), np.uint8)) & band
+    return mask & (1 - runs)
+
+
+def normalise_crop(patch: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tight, padded, contrast-stretched crop (CROP_H, CROP_W, 3) and its signature."""
+    ys, xs = np.nonzero(mask)
+    t, b, lf, rt = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    bg = float(np.median(patch))
+    ink = float(np.percentile(patch[mask], 90))
+    span = max(ink - bg, 1.0)
+    box_h, box_w = b - t, rt - lf
+    pad = max(2, round(0.15 * box_h))
+    height = box_h + 2 * pad
+    width = max(box_w + 2 * pad, round(height * CROP_W / CROP_H))
+    height = max(height, round(width * CROP_H / CROP_W))
+    canvas = np.zeros((height, width), dtype=np.float32)
+    oy, ox = (height - box_h) // 2, (width - box_w) // 2
+    region = (patch[t:b, lf:rt].astype(np.float32) - bg) / span
+    canvas[oy:oy + box_h, ox:ox + box_w] = np.clip(region, 0.0, 1.0)
+    small = cv2.resize(canvas, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+    grey = np.clip(255.0 * (1.0 - small), 0, 255).astype(np.uint8)
+    crop = np.repeat(grey[:, :, None], 3, axis=2)
+    sig = cv2.resize(canvas, (SIG_SHAPE[1], SIG_SHAPE[0]), interpolation=cv2.INTER_AREA)
+    sig = sig - sig.mean()
+    norm = float(np.linalg.norm(sig))
+    return crop, (sig / norm if norm > 0 else sig).astype(np.float32)
+
+
+def patch_signature(patch: np.ndarray) -> np.ndarray:
+    """Coarse (16, 16) grey thumbnail of a cell patch, for change detection."""
+    return cv2.resize(patch, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def extract_cells(fit: GridFit, *, inset: float) -> tuple[np.ndarray, list[CellCrop]]:
+    """Blank map (n, n) bool and the crops of every non-blank cell (row-major).
+
+    ``inset`` (share of the cell per side) bounds the central region a digit must reach;
+    the crop itself is cut just inside the lines so that large digits are not clipped.
+    """
+    n = fit.n
+    blank = np.ones((n, n), dtype=bool)
+    crops: list[CellCrop] = []
+    core = max(0.0, inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
+    for r, row in enumerate(cell_patches(fit, inset=OUTER_INSET)):
+        for c, patch in enumerate(row):
+            crop = read_cell(patch, r, c, core=core)
+            if crop is not None:
+                blank[r, c] = False
+                crops.append(crop)
+    return blank, crops
+
+
+def read_cell(patch: np.ndarray, row: int, col: int, *, core: float = 0.1) -> CellCrop | None:
+    """The normalised crop of one cell patch, or None when blank."""
+    mask = digit_mask(patch, core=core)
+    if mask is None:
+        return None
+    crop, sig = normalise_crop(patch, mask)
+    return CellCrop(row=row, col=col, crop=crop, signature=sig)

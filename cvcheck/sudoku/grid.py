@@ -1,0 +1,174 @@
+"""Find the Sudoku grid in an image and rectify it onto a square analysis canvas.
+
+Works on a *darkness* map (255 minus the smallest RGB channel, so coloured ink is dark
+ink), which makes black, blue, red or green lines and digits look alike. The outer grid
+is the largest roughly square closed contour of the ink mask; its four corners give a
+homography (handles padding, scale, small rotations and mild perspective). Cell lines
+are then located on the canvas by projection profiles near their expected positions,
+so unevenly drawn lines are followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: analysis canvas pixels per cell
+CELL_PX = 48
+_DETECT_MAX_SIDE = 900
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A located grid.
+
+    Attributes
+    ----------
+    n : int
+        Cells per side.
+    corners : ndarray of shape (4, 2)
+        Outer corners in image (row, col) order: top-left, top-right, bottom-right,
+        bottom-left.
+    canvas : ndarray of shape (S, S), uint8
+        Rectified darkness map (0 = background, 255 = ink), S = n * CELL_PX.
+    rows, cols : ndarray of shape (n + 1,)
+        Line positions on the canvas (pixels).
+    """
+
+    n: int
+    corners: np.ndarray
+    canvas: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+
+
+def darkness(image: np.ndarray) -> np.ndarray:
+    """Darkness map ``(H, W)`` uint8: 255 - min(R, G, B); inverted for light-on-dark images."""
+    dark = 255 - image.min(axis=2) if image.ndim == 3 else 255 - image
+    if np.median(dark) > 127:  # dark background: lines and digits are the light parts
+        dark = 255 - dark
+    return np.ascontiguousarray(dark, dtype=np.uint8)
+
+
+def find_grid(image: np.ndarray, n: int, *, cell_px: int = CELL_PX) -> GridFit | None:
+    """Locate and rectify an ``n`` x ``n`` grid; None when no grid is found.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), uint8
+    n : int
+        Expected cells per side (the puzzle's size).
+    """
+    dark = darkness(image)
+    quad = find_outer_quad(dark)
+    if quad is None:
+        return None
+    return rectify(dark, quad, n, cell_px=cell_px)
+
+
+def find_outer_quad(dark: np.ndarray) -> np.ndarray | None:
+    """Corners (4, 2) in (x, y) of the outer grid border, or None."""
+    h, w = dark.shape
+    scale = min(1.0, _DETECT_MAX_SIDE / max(h, w))
+    small = cv2.resize(dark, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else dark
+    pad = 8
+    small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=int(np.median(small)))
+    if int(small.max()) - int(np.percentile(small, 50)) < 40:
+        return None  # nothing drawn
+    side = max(small.shape)
+    block = max(15, (side // 40) | 1)
+    binary = cv2.adaptiveThreshold(255 - small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
+    binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area_min = 0.04 * (small.shape[0] - 2 * pad) * (small.shape[1] - 2 * pad)
+    for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:5]:
+        hull = cv2.convexHull(cnt)
+        area = cv2.contourArea(hull)
+        if area < area_min:
+            break
+        quad = _quad_from_hull(hull)
+        if quad is None:
+            continue
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        if sides.min() < 0.6 * sides.max() or cv2.contourArea(quad.astype(np.float32)) < 0.8 * area:
+            continue
+        if not _looks_like_grid(binary, quad):
+            continue
+        return (quad - pad) / scale
+    return None
+
+
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.04, 0.06):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return _order(approx.reshape(4, 2).astype(np.float64))
+    return None
+
+
+def _order(pts: np.ndarray) -> np.ndarray:
+    """Order 4 (x, y) points: top-left, top-right, bottom-right, bottom-left."""
+    s = pts.sum(axis=1)
+    d = pts[:, 0] - pts[:, 1]
+    return np.array([pts[np.argmin(s)], pts[np.argmax(d)], pts[np.argmax(s)], pts[np.argmin(d)]])
+
+
+def _looks_like_grid(binary: np.ndarray, quad: np.ndarray) -> bool:
+    """A filled blob or a bare frame is not a grid: the border is drawn on every side,
+    inner lines exist and ink does not fill the inside."""
+    size, m = 120, 4
+    dst = np.array([[m, m], [size - 1 - m, m], [size - 1 - m, size - 1 - m], [m, size - 1 - m]], np.float32)
+    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    thick = cv2.dilate(binary, np.ones((3, 3), np.uint8))
+    lines = cv2.warpPerspective(thick, h, (size, size), flags=cv2.INTER_LINEAR) > 60
+    e = 2 * m + 2
+    sides = (lines[:e].mean(axis=1).max(), lines[-e:].mean(axis=1).max(),
+             lines[:, :e].mean(axis=0).max(), lines[:, -e:].mean(axis=0).max())
+    if min(sides) < 0.6:
+        return False
+    inner_lines = lines[3 * m:-3 * m, 3 * m:-3 * m]
+    rows = (inner_lines.mean(axis=1) > 0.5).sum()
+    cols = (inner_lines.mean(axis=0) > 0.5).sum()
+    plain = cv2.warpPerspective(binary, h, (size, size), flags=cv2.INTER_NEAREST) > 0
+    fill = plain[3 * m:-3 * m, 3 * m:-3 * m].mean()
+    return fill < 0.6 and rows >= 1 and cols >= 1
+
+
+def rectify(dark: np.ndarray, quad: np.ndarray, n: int, *, cell_px: int = CELL_PX) -> GridFit:
+    """Warp the quad (x, y corners) to an (n*cell_px)^2 canvas and locate the cell lines."""
+    size = n * cell_px
+    dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    canvas = cv2.warpPerspective(dark, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    rows = _line_positions(canvas, n, axis=1)
+    cols = _line_positions(canvas, n, axis=0)
+    corners = quad[:, ::-1].copy()  # (x, y) -> (row, col)
+    canvas.setflags(write=False)
+    return GridFit(n=n, corners=corners, canvas=canvas, rows=rows, cols=cols)
+
+
+def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> np.ndarray:
+    """Line centres along one axis (axis=1: horizontal lines, positions are rows)."""
+    size = canvas.shape[0]
+    cell = size / n
+    level = max(60, int(np.percentile(canvas, 90)) // 2)
+    ink = (canvas > level).astype(np.uint8)
+    k = max(3, int(cell * 0.9))
+    kernel = np.ones((1, k), np.uint8) if axis == 1 else np.ones((k, 1), np.uint8)
+    lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
+    profile = lines.mean(axis=axis).astype(np.float64)
+    out = np.empty(n + 1)
+    win = max(2, int(cell * 0.3))
+    for i in range(n + 1):
+        e = i * (size - 1) / n
+        lo, hi = max(0, int(e) - win), min(size, int(e) + win + 1)
+        seg = profile[lo:hi]
+        if seg.max() < 0.25:
+            out[i] = e
+            continue
+        strong = np.flatnonzero(seg >= 0.6 * seg.max())
+        out[i] = lo + (strong.min() + strong.max()) / 2.0
+    return out

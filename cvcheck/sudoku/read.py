@@ -1,0 +1,65 @@
+"""Image -> digit grid: locate the grid, cut cells, skip blanks, recognise the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..config import SudokuConfig
+from .cells import extract_cells
+from .grid import GridFit, find_grid
+from .ocr import DigitEngine, get_engine, read_with_grouping
+
+
+@dataclass(frozen=True)
+class GridReading:
+    """What was read from one image.
+
+    Attributes
+    ----------
+    digits : ndarray (n, n) int8
+        0 blank, 1..n digit, -1 a mark that is not a digit 1..n.
+    confidence : ndarray (n, n) float32
+        Recogniser confidence (1.0 for blank cells).
+    fit : GridFit
+    ocr_calls : int
+        Crops sent to the recogniser.
+    """
+
+    digits: np.ndarray
+    confidence: np.ndarray
+    fit: GridFit
+    ocr_calls: int
+
+    def low_confidence(self, threshold: float) -> list[dict[str, float]]:
+        """Non-blank cells read with a confidence below ``threshold``."""
+        mask = (self.digits != 0) & (self.confidence < threshold)
+        return [{"row": int(r), "col": int(c), "read": int(self.digits[r, c]),
+                 "confidence": round(float(self.confidence[r, c]), 4)} for r, c in np.argwhere(mask)]
+
+
+def read_grid(image: np.ndarray, n: int, *, config: SudokuConfig,
+              engine: DigitEngine | None = None) -> GridReading | None:
+    """Read an ``n`` x ``n`` Sudoku from an RGB image; None when no grid is found."""
+    fit = find_grid(image, n)
+    if fit is None:
+        return None
+    return read_fit(fit, config=config, engine=engine)
+
+
+def read_fit(fit: GridFit, *, config: SudokuConfig, engine: DigitEngine | None = None) -> GridReading:
+    """Read the cells of an already located grid."""
+    n = fit.n
+    _, crops = extract_cells(fit, inset=config.cell_inset)
+    digits = np.zeros((n, n), dtype=np.int8)
+    conf = np.ones((n, n), dtype=np.float32)
+    calls = 0
+    if crops:
+        eng = engine or get_engine(config)
+        readings, calls = read_with_grouping(eng, [c.crop for c in crops], [c.signature for c in crops],
+                                             n=n, similarity=config.ocr_glyph_dedup)
+        for cell, reading in zip(crops, readings):
+            digits[cell.row, cell.col] = reading.digit
+            conf[cell.row, cell.col] = reading.confidence
+    return GridReading(digits=digits, confidence=conf, fit=fit, ocr_calls=calls)

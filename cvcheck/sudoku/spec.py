@@ -1,0 +1,127 @@
+"""Sudoku digit grids: parsing, validation, box geometry.
+
+A grid is an ``int8`` array of shape (N, N) with 0 for an empty cell and 1..N for a
+digit; N is a perfect square (4 or 9 in MMGR). Grids come in as nested lists, flat
+lists, strings like ``"1.3.4..."`` ('.' or '0' empty, whitespace, '|' and '-'
+ignored), or JSON text of those.
+
+>>> parse_grid("12..\\n..12\\n2.1.\\n.2..").tolist()[0]
+[1, 2, 0, 0]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+GridLike = Any
+
+
+def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
+    """Parse a digit grid into an ``int8`` array of shape (N, N).
+
+    Parameters
+    ----------
+    value : str, list, ndarray or path to a JSON file
+        ``"1.3.4..."`` strings (row-major), JSON text, a JSON file holding a nested or
+        flat list (or an object with a ``grid`` key), nested/flat lists or an array.
+    name : str
+        Used in error messages.
+    """
+    if isinstance(value, Path) or (isinstance(value, str) and _looks_like_path(value)):
+        path = Path(value)
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read {name} from {path}: {exc}") from exc
+        if isinstance(value, dict):
+            value = value.get("grid", value.get(name))
+    if isinstance(value, str):
+        text = value.strip()
+        if text[:1] in "[{":
+            try:
+                return parse_grid(json.loads(text), name=name)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{name} is not valid JSON: {exc}") from exc
+        cells = [c for c in text if not (c.isspace() or c in "|-+,")]
+        bad = sorted({c for c in cells if not (c == "." or c.isdigit())})
+        if bad:
+            raise InputError(f"{name} string may hold only digits and '.', found {bad}")
+        flat = np.array([0 if c == "." else int(c) for c in cells], dtype=np.int64)
+    else:
+        try:
+            flat = np.asarray(value, dtype=np.int64).ravel()
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{name} must be a grid of integers, got {type(value).__name__}") from exc
+    n = math.isqrt(flat.size)
+    if flat.size == 0 or n * n != flat.size or math.isqrt(n) ** 2 != n or n < 4:
+        raise InputError(f"{name} has {flat.size} cells; expected N*N with N a square >= 4 (16 or 81)")
+    if flat.min() < 0 or flat.max() > n:
+        raise InputError(f"{name} values must be 0 (empty) or 1..{n}")
+    return flat.reshape(n, n).astype(np.int8)
+
+
+def _looks_like_path(text: str) -> bool:
+    t = text.strip()
+    return bool(t) and t[:1] not in "[{" and (t.endswith(".json") or "/" in t) and Path(t).is_file()
+
+
+def box_shape(n: int) -> tuple[int, int]:
+    """Box size (rows, cols) of an N x N Sudoku (N a perfect square)."""
+    b = math.isqrt(n)
+    return b, b
+
+
+def units(n: int) -> list[tuple[str, np.ndarray]]:
+    """The 3N constraint units as ``(name, flat cell indices)``: rows, columns, boxes."""
+    idx = np.arange(n * n).reshape(n, n)
+    br, bc = box_shape(n)
+    out = [(f"row {r}", idx[r]) for r in range(n)]
+    out += [(f"col {c}", idx[:, c]) for c in range(n)]
+    out += [(f"box {r // br * (n // bc) + c // bc}", idx[r:r + br, c:c + bc].ravel())
+            for r in range(0, n, br) for c in range(0, n, bc)]
+    return out
+
+
+def is_valid_solution(grid: np.ndarray) -> bool:
+    """True when every row, column and box holds each digit 1..N exactly once."""
+    n = grid.shape[0]
+    flat = grid.ravel()
+    want = set(range(1, n + 1))
+    return all(set(flat[cells].tolist()) == want for _, cells in units(n))
+
+
+@dataclass(frozen=True)
+class SudokuSpec:
+    """A puzzle and its solution, validated against each other."""
+
+    puzzle: np.ndarray
+    solution: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.puzzle.shape[0])
+
+    @classmethod
+    def from_values(cls, puzzle: GridLike, solution: GridLike) -> "SudokuSpec":
+        """Parse and check: the solution is a valid Sudoku that keeps every clue."""
+        p = parse_grid(puzzle, name="puzzle")
+        s = parse_grid(solution, name="solution")
+        if p.shape != s.shape:
+            raise InputError(f"puzzle is {p.shape[0]}x{p.shape[0]} but solution is {s.shape[0]}x{s.shape[0]}")
+        if (s == 0).any() or not is_valid_solution(s):
+            raise InputError("solution is not a complete valid Sudoku")
+        clash = (p != 0) & (p != s)
+        if clash.any():
+            r, c = np.argwhere(clash)[0]
+            raise InputError(f"puzzle clue at row {r}, col {c} disagrees with the solution")
+        p.setflags(write=False)
+        s.setflags(write=False)
+        return cls(puzzle=p, solution=s)

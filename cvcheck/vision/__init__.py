@@ -1,0 +1,1 @@
+"""Vision primitives shared by the task modules: colour classes, localisation, morphology."""
