@@ -185,3 +185,57 @@ def grade_all(client: JudgeClient, data: Mapping[str, Mapping[str, Any]], predic
         if problems:
             break  # later runs would leave holes; resume after fixing the judge
     return grades, problems
+
+
+def grade_sample(sample: Mapping[str, Any], *, config: Any = None,
+                 client: JudgeClient | None = None) -> "Result":
+    """Registry grader for one MM-Vet sample; ``overall`` = mean score over runs (0..1).
+
+    Sample fields: ``id``, ``question``, ``ground_truth``, ``prediction``, optional
+    ``capability`` (list), ``runs`` (default 1); or recorded ``grades``
+    (``{"score": [...], "content": [...], "model": [...]}``, an official grade-file entry)
+    in which case no judge is called. A run that fell back to 0.0 after five unreadable
+    replies counts 0.0 (official rule); if every run did, the status is ``unparseable``.
+    """
+    from ..config import Config
+    from ..errors import CvcheckError, JudgeError
+    from ..schema import Result, Status, error_result
+
+    cfg = config or Config()
+    head = dict(id=str(sample.get("id", "")), task="mmvet", pipeline="vlm", modality="text",
+                config_hash=cfg.section_hash("judge"))
+    try:
+        recorded = sample.get("grades")
+        if recorded is not None:
+            if not isinstance(recorded, Mapping) or not isinstance(recorded.get("score"), list) \
+                    or not recorded["score"]:
+                raise InputError("grades must be an official grade entry with a non-empty 'score' list")
+            scores = [float(s) for s in recorded["score"]]
+            gave_up = [False] * len(scores)
+            details: dict[str, Any] = {"judge": {"source": "recorded", **{k: recorded.get(k) for k in ("model", "content")}}}
+        else:
+            for f in ("question", "ground_truth", "prediction"):
+                if not isinstance(sample.get(f), str):
+                    raise InputError(f"MM-Vet sample needs a string {f!r}")
+            if client is None:
+                from .session import default_client
+                client = default_client(cfg.judge)
+            grades = [grade_run(client, sample["question"], sample["ground_truth"], sample["prediction"], run=r)
+                      for r in range(int(sample.get("runs", 1)))]
+            failed = [g for g in grades if g.score is None]
+            if failed:
+                raise JudgeError(failed[0].error or "judge failed")
+            scores = [float(g.score or 0.0) for g in grades]
+            gave_up = [g.gave_up for g in grades]
+            details = {"judge": {"model": [g.model for g in grades], "content": [g.content for g in grades],
+                                 "calls": [g.calls for g in grades]}}
+    except (CvcheckError, ValueError, TypeError) as exc:
+        if not isinstance(exc, CvcheckError):
+            exc = InputError(str(exc))
+        return error_result(exc=exc, **head)
+    metrics = {"score": sum(scores) / len(scores), "run_scores": scores, "runs": len(scores),
+               "capability": list(sample.get("capability") or [])}
+    status = Status.UNPARSEABLE if all(gave_up) else Status.OK
+    if status is Status.UNPARSEABLE:
+        details["reason"] = "no readable score in five tries (official rule: 0.0)"
+    return Result(status=status, overall=metrics["score"], metrics=metrics, details=details, **head)

@@ -153,3 +153,15 @@ def test_incomplete_grades_refused():
     with pytest.raises(InputError):
         aggregate(GRADES, DATA, runs=6)
     json.dumps(aggregate(GRADES, DATA, runs=5).to_dict())
+
+
+def test_registry_grader_recorded_and_live(server, make_client):
+    from cvcheck.judge.mmvet import grade_sample
+    from cvcheck.schema import Result, Status
+
+    r = grade_sample({"id": "v1_0", "grades": {"score": [1.0, 0.5], "content": ["1.0", "0.5"]}})
+    assert r.status is Status.OK and r.overall == 0.75 and Result.from_json(r.to_json()) == r
+    assert grade_sample({"id": "v1_0", "grades": {"score": []}}).status is Status.ERROR
+    server.default = ("reply", "garbage")
+    live = grade_sample({"id": "x", "question": "q", "ground_truth": "a", "prediction": "p"}, client=make_client())
+    assert live.status is Status.UNPARSEABLE and live.overall == 0.0 and len(server.requests) == 6
