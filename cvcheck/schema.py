@@ -68,8 +68,20 @@ class ErrorInfo:
     message: str
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def to_jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays, tuples, enums and NaN into plain JSON values."""
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
+        return value
+    if kind is float:
+        return None if math.isnan(value) or math.isinf(value) else value
+    if kind is dict:
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [to_jsonable(v) for v in value]
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (bool, np.bool_)):
@@ -85,8 +97,8 @@ def to_jsonable(value: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
-    if value is None or isinstance(value, str):
-        return value
+    if isinstance(value, str):
+        return str(value)
     raise TypeError(f"cannot serialise {type(value).__name__} into a result")
 
 

@@ -13,10 +13,11 @@ import numpy as np
 
 from ..errors import InputError
 from ..vision import colors
-from ..vision.geometry import Box, cell_fractions, downscale, largest_component_box
+from ..vision.geometry import Box, cell_fractions, largest_component_box
 from .lattice import MazeSpec, lattice_to_cell, shortest_path
 
 LOCATE_MAX_SIDE = 384  #: localisation runs on a copy at most this large
+ECC_BELOW_IOU = 0.9    #: polish the alignment only when the wall IoU is below this
 
 
 @dataclass(frozen=True)
@@ -32,38 +33,52 @@ def locate_maze(image: np.ndarray, *, min_side_px: int = 8) -> Located | None:
 
     In a perfect maze every wall touches the outer wall, so the walls form one
     component whose box is the maze, whatever margin or background surrounds it.
-    Returns None when no plausible wall structure is present.
+    Localisation runs on a strided copy (walls are thick); the box is then snapped
+    to full resolution. Returns None when no plausible wall structure is present.
     """
-    small, factor = downscale(image, max_side=LOCATE_MAX_SIDE)
-    dark = colors.dark_mask(small)
+    h, w = image.shape[:2]
+    step = max(1, int(np.ceil(max(h, w) / LOCATE_MAX_SIDE)))
+    dark = colors.dark_mask(image[::step, ::step])
+    dark = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     min_area = max(4, int(0.005 * dark.size))
     box = largest_component_box(dark, min_area=min_area)
     if box is None:
         return None
     t, l, b, r = box
-    if (b - t) * factor < min_side_px or (r - l) * factor < min_side_px:
+    if (b - t) * step < min_side_px or (r - l) * step < min_side_px:
         return None
     frac = float(dark[t:b, l:r].mean())
-    h, w = image.shape[:2]
-    full = (max(0, int(np.floor(t * factor))), max(0, int(np.floor(l * factor))),
-            min(h, int(np.ceil(b * factor))), min(w, int(np.ceil(r * factor))))
-    return Located(box=_refine_box(image, full, factor), dark_fraction=frac)
+    full = (t * step, l * step, min(h, b * step), min(w, r * step))
+    return Located(box=_refine_box(image, full, step), dark_fraction=frac)
 
 
-def _refine_box(image: np.ndarray, box: Box, factor: float) -> Box:
-    """Snap each side of a coarse box to the outermost dark row/column at full resolution."""
-    if factor <= 1:
+def _refine_box(image: np.ndarray, box: Box, step: int) -> Box:
+    """Snap each side of a coarse box to the outermost mostly-dark row/column nearby."""
+    if step <= 1:
         return box
     t, l, b, r = box
-    pad = int(np.ceil(factor)) + 1
     h, w = image.shape[:2]
-    t0, l0, b0, r0 = max(0, t - pad), max(0, l - pad), min(h, b + pad), min(w, r + pad)
-    dark = colors.dark_mask(image[t0:b0, l0:r0])
-    rows = np.flatnonzero(dark.mean(axis=1) > 0.3)
-    cols = np.flatnonzero(dark.mean(axis=0) > 0.3)
-    if rows.size == 0 or cols.size == 0:
-        return box
-    return (t0 + int(rows[0]), l0 + int(cols[0]), t0 + int(rows[-1]) + 1, l0 + int(cols[-1]) + 1)
+    pad = step + 1
+    rows = slice(max(0, t - pad), min(h, b + pad))
+    cols = slice(max(0, l - pad), min(w, r + pad))
+
+    def side(index_lo: int, index_hi: int, axis: int, first: bool) -> int:
+        if axis == 0:
+            band = colors.dark_mask(image[index_lo:index_hi, cols])
+            prof = band.mean(axis=1)
+        else:
+            band = colors.dark_mask(image[rows, index_lo:index_hi])
+            prof = band.mean(axis=0)
+        hits = np.flatnonzero(prof > 0.3)
+        if hits.size == 0:
+            return -1
+        return index_lo + int(hits[0] if first else hits[-1])
+
+    nt = side(max(0, t - pad), min(h, t + pad), 0, True)
+    nb = side(max(0, b - pad), min(h, b + pad), 0, False)
+    nl = side(max(0, l - pad), min(w, l + pad), 1, True)
+    nr = side(max(0, r - pad), min(w, r + pad), 1, False)
+    return (nt if nt >= 0 else t, nl if nl >= 0 else l, nb + 1 if nb >= 0 else b, nr + 1 if nr >= 0 else r)
 
 
 def rectify(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, int], cell_px: int) -> np.ndarray:
@@ -71,8 +86,12 @@ def rectify(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, int], cell
     t, l, b, r = box
     crop = image[t:b, l:r]
     size = (lattice_shape[1] * cell_px, lattice_shape[0] * cell_px)
-    interp = cv2.INTER_AREA if crop.shape[1] > size[0] else cv2.INTER_LINEAR
-    return cv2.resize(crop, size, interpolation=interp)
+    fy, fx = crop.shape[0] // size[1], crop.shape[1] // size[0]
+    if fy >= 2 and fx >= 2:
+        # Integer-factor area averaging is OpenCV's fast path; finish with a small linear step.
+        crop = crop[: crop.shape[0] - crop.shape[0] % fy, : crop.shape[1] - crop.shape[1] % fx]
+        crop = cv2.resize(crop, (crop.shape[1] // fx, crop.shape[0] // fy), interpolation=cv2.INTER_AREA)
+    return cv2.resize(crop, size, interpolation=cv2.INTER_LINEAR)
 
 
 def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -82,19 +101,21 @@ def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray) -> tuple[np.ndar
     """
     dark = colors.dark_mask(canvas)
     before = _iou(dark, ref_walls)
-    if before > 0.97:
+    if before > ECC_BELOW_IOU:
         return canvas, None
-    small_ref = cv2.GaussianBlur(ref_walls.astype(np.float32), (0, 0), 2.0)
-    small_ans = cv2.GaussianBlur(dark.astype(np.float32), (0, 0), 2.0)
+    h, w = canvas.shape[:2]
+    half = (w // 2, h // 2)
+    small_ref = cv2.GaussianBlur(cv2.resize(ref_walls.astype(np.float32), half, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
+    small_ans = cv2.GaussianBlur(cv2.resize(dark.astype(np.float32), half, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
     warp = np.eye(2, 3, dtype=np.float32)
     try:
         _, warp = cv2.findTransformECC(small_ref, small_ans, warp, cv2.MOTION_AFFINE,
-                                       (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-4), None, 5)
+                                       (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-4), None, 3)
     except cv2.error:
         return canvas, None
     if not np.isfinite(warp).all() or np.abs(warp[:, :2] - np.eye(2)).max() > 0.15:
         return canvas, None
-    h, w = canvas.shape[:2]
+    warp[:, 2] *= 2.0  # translation back to full canvas pixels
     warped = cv2.warpAffine(canvas, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                             borderMode=cv2.BORDER_REPLICATE)
     if _iou(colors.dark_mask(warped), ref_walls) > before + 0.005:

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy import ndimage
 
 from ..config import MazeConfig
 from ..vision.geometry import block_sum
@@ -160,15 +159,17 @@ def path_loops(path: np.ndarray, k: int, *, min_area: float,
     if markers is not None and markers.any():
         grow = max(1, int(round(0.1 * k)))  # close the anti-aliased seam around a marker
         path = path | cv2.dilate(markers.astype(np.uint8), _disk(grow)).astype(bool)
-    solid = path
-    holes = ndimage.binary_fill_holes(solid) & ~solid
-    labels, count = ndimage.label(holes)
-    if count == 0:
-        return []
-    areas = np.bincount(labels.ravel())[1:] / float(k * k)
-    keep = np.flatnonzero(areas > min_area) + 1
-    centres = ndimage.center_of_mass(holes, labels, keep) if keep.size else []
-    return [(cy / k, cx / k, float(areas[i - 1])) for (cy, cx), i in zip(centres, keep)]
+    # Background is 4-connected where the path is 8-connected: holes are the
+    # background components that do not touch the canvas border.
+    count, labels, stats, cents = cv2.connectedComponentsWithStats((~path).astype(np.uint8), connectivity=4)
+    h, w = path.shape
+    loops = []
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        if x == 0 or y == 0 or x + bw == w or y + bh == h or area / float(k * k) <= min_area:
+            continue
+        loops.append((float(cents[i][1]) / k, float(cents[i][0]) / k, float(area) / (k * k)))
+    return loops
 
 
 def crossing_details(crossing: Crossing) -> list[dict]:

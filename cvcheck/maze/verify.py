@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from ..config import Config, MazeConfig
@@ -63,7 +64,8 @@ def analyse_maze_image(answer: np.ndarray, spec: MazeSpec, *, config: MazeConfig
     canvas = rectify(image, located.box, lattice_shape=spec.walls.shape, cell_px=k)
     ref_walls = upscale_cells(spec.walls, k)
     canvas, warp = refine_alignment(canvas, ref_walls)
-    cls = colors.classify(canvas)
+    hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
+    cls = colors.classify(canvas, hsv=hsv)
     dark = cls == colors.DARK
     fill = dark.mean()
     if fill > 0.95 or fill < 0.02:
@@ -74,7 +76,7 @@ def analyse_maze_image(answer: np.ndarray, spec: MazeSpec, *, config: MazeConfig
     crossing = wall_crossing(path_mask, ref_walls, k, erosion=config.wall_erosion,
                              threshold=config.cross_wall_ratio)
     path, _ = path_match(path_mask, spec, k, config)
-    loops = path_loops(colors.strong(canvas, path_mask), k, min_area=config.loop_min_area, markers=green | red)
+    loops = path_loops(colors.strong(hsv, path_mask), k, min_area=config.loop_min_area, markers=green | red)
     return MazeImageAnalysis(spec=spec, canvas=canvas, k=k, box=located.box, aligned=warp is not None,
                              path_mask=path_mask, layout=layout, crossing=crossing, path=path, loops=loops)
 

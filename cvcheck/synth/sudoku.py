@@ -79,8 +79,11 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
     perspective = float(rng.uniform(0, 0.02)) if rng.random() < 0.25 else 0.0
     # keep the whole grid inside the frame when it is rotated or skewed
     pad_min = 0.0 if not (rotation or perspective) else 0.02 + abs(rotation) * 0.009 + perspective
+    size = int(rng.choice([256, 320, 384, 512, 640, 768, 1024]))
+    # blur in proportion to the cell: a sigma of ~5 % of a 9x9 cell at 256 px already smears digits
+    max_blur = min(1.5, 0.045 * size / 9)
     return Style(
-        size=int(rng.choice([256, 320, 384, 512, 640, 768, 1024])),
+        size=size,
         pad=float(rng.uniform(pad_min, 0.15)),
         font=fonts[int(rng.integers(len(fonts)))],
         digit_scale=float(rng.uniform(0.5, 0.72)),
@@ -90,7 +93,7 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
         thin=float(rng.uniform(0.015, 0.05)), thick=float(rng.uniform(0.05, 0.1)),
         uneven=bool(rng.random() < 0.25),
         rotation=rotation, perspective=perspective,
-        blur=float(rng.uniform(0.3, 1.5)) if rng.random() < 0.4 else 0.0,
+        blur=float(rng.uniform(0.3, max_blur)) if rng.random() < 0.4 else 0.0,
         jpeg=int(rng.integers(35, 95)) if rng.random() < 0.5 else 0,
         seed=int(rng.integers(2**31)),
     )

@@ -31,34 +31,41 @@ class ColorRules:
 DEFAULT_RULES = ColorRules()
 
 
-def classify(image: np.ndarray, *, rules: ColorRules = DEFAULT_RULES) -> np.ndarray:
+def classify(image: np.ndarray, *, rules: ColorRules = DEFAULT_RULES,
+             hsv: np.ndarray | None = None) -> np.ndarray:
     """Label every pixel with a colour class.
 
     Parameters
     ----------
     image : ndarray of shape (H, W, 3), uint8 RGB
+    hsv : ndarray, optional
+        ``cv2.cvtColor(image, cv2.COLOR_RGB2HSV)`` when the caller already has it.
 
     Returns
     -------
     ndarray of shape (H, W), uint8 with values BACKGROUND, DARK, RED, GREEN, BLUE
     """
-    hsv = cv2.cvtColor(image, cv2.COLOR_RGB2HSV)
-    h, s, v = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
+    if hsv is None:
+        hsv = cv2.cvtColor(image, cv2.COLOR_RGB2HSV)
     out = np.zeros(image.shape[:2], np.uint8)
-    chroma = (s >= rules.min_saturation) & (v >= rules.min_value)
-    out[chroma & ((h < rules.red_hue[0]) | (h > rules.red_hue[1]))] = RED
-    out[chroma & (h >= rules.green_hue[0]) & (h <= rules.green_hue[1])] = GREEN
-    out[chroma & (h >= rules.blue_hue[0]) & (h <= rules.blue_hue[1])] = BLUE
-    out[v < rules.dark_max_value] = DARK
+    lo_s, lo_v = rules.min_saturation, max(rules.min_value, rules.dark_max_value)
+    # inRange is inclusive and far faster than numpy boolean algebra on 3 planes.
+    red = cv2.inRange(hsv, (0, lo_s, lo_v), (rules.red_hue[0] - 1, 255, 255))
+    red |= cv2.inRange(hsv, (rules.red_hue[1] + 1, lo_s, lo_v), (180, 255, 255))
+    out[red > 0] = RED
+    out[cv2.inRange(hsv, (rules.green_hue[0], lo_s, lo_v), (rules.green_hue[1], 255, 255)) > 0] = GREEN
+    out[cv2.inRange(hsv, (rules.blue_hue[0], lo_s, lo_v), (rules.blue_hue[1], 255, 255)) > 0] = BLUE
+    out[cv2.inRange(hsv, (0, 0, 0), (180, 255, rules.dark_max_value - 1)) > 0] = DARK
     return out
 
 
 def dark_mask(image: np.ndarray, *, rules: ColorRules = DEFAULT_RULES) -> np.ndarray:
     """Pixels dark enough to be walls: ``max(R, G, B) < dark_max_value`` (HSV value)."""
-    return image.max(axis=2) < rules.dark_max_value
+    t = rules.dark_max_value - 1
+    return cv2.inRange(image, (0, 0, 0), (t, t, t)) > 0
 
 
-def strong(image: np.ndarray, mask: np.ndarray, *, share: float = 0.6) -> np.ndarray:
+def strong(hsv: np.ndarray, mask: np.ndarray, *, share: float = 0.6) -> np.ndarray:
     """The part of a colour mask at least ``share`` as saturated as its median pixel.
 
     Blur and anti-aliasing leave pale fringes that :func:`classify` still assigns to
@@ -66,5 +73,5 @@ def strong(image: np.ndarray, mask: np.ndarray, *, share: float = 0.6) -> np.nda
     """
     if not mask.any():
         return mask
-    sat = cv2.cvtColor(image, cv2.COLOR_RGB2HSV)[:, :, 1]
+    sat = hsv[:, :, 1]
     return mask & (sat >= share * float(np.median(sat[mask])))

@@ -1,0 +1,226 @@
+"""Sudoku answer videos: a per-cell timeline read at the cost of the real changes.
+
+Each frame is rectified with the grid fit of the last frame that looked the same
+(re-located only when the whole frame changed); every cell keeps the coarse thumbnail
+it had when last read, and is re-read only when its pixels moved away from it by more
+than ``video_change_threshold`` grey levels on average. A blank cell costs no OCR call;
+non-blank changed cells of a frame go to the recogniser as one batch. A new value is
+committed (debounced) once it has held ``video_debounce_frames`` frames, and dated to
+the frame it first appeared in, so one-frame flicker is no update and no clue change.
+
+Metrics (D.4.2): ``clues_changed`` over every frame's committed grid; constraint
+violation and completion accuracy on the final frame; ``action_reflection`` = gradual
+filling: average updates per frame <= 3 (4x4) / 5 (9x9), at most 25 % of the cells
+changing in any one frame, and updates in at least 20 % of the frames.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import cv2
+import numpy as np
+
+from ..config import Config, SudokuConfig
+from ..media.image import as_rgb
+from ..schema import Gate, Result, Status
+from .cells import OUTER_INSET, cell_patches, digit_mask, normalise_crop, patch_signature
+from .grid import GridFit, darkness, find_outer_quad, rectify
+from .metrics import score_grid
+from .ocr import DigitEngine, get_engine
+from .spec import GridLike, SudokuSpec
+from .verify import PIPELINE, TASK, score_details, score_metrics, unparseable_result
+
+_THUMB = 48
+_REFIT_DIFF = 3.0  # mean abs grey difference of the whole-frame thumbnail that triggers a new grid fit
+
+
+@dataclass
+class _Cell:
+    committed: int = 0
+    pending: int | None = None
+    pending_since: int = 0
+    pending_count: int = 0
+    signature: np.ndarray | None = None
+    raw: int = 0
+    confidence: float = 1.0
+
+
+@dataclass
+class Timeline:
+    """What happened in the video, cell by cell (frames are analysed frames)."""
+
+    n: int
+    frames: int = 0
+    updates: list[dict[str, int]] = field(default_factory=list)   # frame, row, col, before, after
+    updates_per_frame: list[int] = field(default_factory=list)
+    ocr_calls: int = 0
+    cell_reads: int = 0
+    frames_without_grid: int = 0
+    refits: int = 0
+    clue_changes: list[dict[str, int]] = field(default_factory=list)
+    final_digits: np.ndarray | None = None
+    final_confidence: np.ndarray | None = None
+    final_frame: int = -1
+
+    def reflection(self, config: SudokuConfig) -> dict[str, Any]:
+        """Update statistics and the action-reflection checks."""
+        steps = max(1, self.frames - 1)
+        per = np.zeros(steps, dtype=np.int64)
+        for u in self.updates:
+            if 1 <= u["frame"] <= steps:
+                per[u["frame"] - 1] += 1
+        limit = config.reflection_max_avg_updates_4 if self.n <= 4 else config.reflection_max_avg_updates_9
+        avg = float(per.mean()) if per.size else 0.0
+        max_frac = float(per.max() / (self.n * self.n)) if per.size else 0.0
+        active = float((per > 0).mean()) if per.size else 0.0
+        checks = {"avg_updates_ok": avg <= limit,
+                  "max_changed_fraction_ok": max_frac <= config.reflection_max_changed_fraction,
+                  "active_fraction_ok": active >= config.reflection_min_active_fraction}
+        return {"avg_updates_per_frame": round(avg, 6), "max_changed_fraction": round(max_frac, 6),
+                "active_frame_fraction": round(active, 6), "total_updates": int(per.sum()),
+                "checks": checks, "action_reflection": int(all(checks.values())), "per_frame": per}
+
+
+def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: SudokuConfig,
+                  engine: DigitEngine | None = None) -> Timeline:
+    """Follow every cell through ``frames`` (RGB arrays), reading only changed cells."""
+    n = spec.n
+    tl = Timeline(n=n)
+    cells = [[_Cell() for _ in range(n)] for _ in range(n)]
+    eng = engine
+    fit: GridFit | None = None
+    fit_thumb: np.ndarray | None = None
+    stride = max(1, config.video_stride)
+    t = -1
+    for index, frame in enumerate(frames):
+        if index % stride:
+            continue
+        rgb = as_rgb(frame, name="video frame")
+        dark = darkness(rgb)
+        thumb = cv2.resize(dark, (_THUMB, _THUMB), interpolation=cv2.INTER_AREA).astype(np.float32)
+        if fit is None or fit_thumb is None or float(np.abs(thumb - fit_thumb).mean()) > _REFIT_DIFF:
+            quad = find_outer_quad(dark)
+            if quad is None:
+                tl.frames_without_grid += 1
+                continue
+            fit = rectify(dark, quad, n)
+            fit_thumb = thumb
+            tl.refits += 1
+        else:
+            fit = rectify_like(dark, fit)
+        t += 1
+        pending_crops: list[tuple[int, int, np.ndarray]] = []
+        for r, row in enumerate(cell_patches(fit, inset=OUTER_INSET)):
+            for c, patch in enumerate(row):
+                cell = cells[r][c]
+                sig = patch_signature(patch)
+                if cell.signature is not None and float(np.abs(sig - cell.signature).mean()) <= config.video_change_threshold:
+                    continue
+                cell.signature = sig
+                tl.cell_reads += 1
+                core = max(0.0, config.cell_inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
+                mask = digit_mask(patch, core=core)
+                if mask is None:
+                    cell.raw, cell.confidence = 0, 1.0
+                else:
+                    pending_crops.append((r, c, normalise_crop(patch, mask)[0]))
+        if pending_crops:
+            eng = eng or get_engine(config)
+            readings = eng.read_digits([p[2] for p in pending_crops], n=n)
+            tl.ocr_calls += len(pending_crops)
+            for (r, c, _), reading in zip(pending_crops, readings):
+                cells[r][c].raw, cells[r][c].confidence = reading.digit, reading.confidence
+        _commit(cells, t, tl, spec, config.video_debounce_frames)
+        tl.final_digits = np.array([[cl.raw for cl in row] for row in cells], dtype=np.int8)
+        tl.final_confidence = np.array([[cl.confidence for cl in row] for row in cells], dtype=np.float32)
+        tl.final_frame = index
+    tl.frames = t + 1
+    return tl
+
+
+def rectify_like(dark: np.ndarray, fit: GridFit) -> GridFit:
+    """Rectify a frame with an existing fit's corners and line positions (no search)."""
+    size = fit.canvas.shape[0]
+    quad = fit.corners[:, ::-1].astype(np.float32)
+    dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad, dst)
+    canvas = cv2.warpPerspective(dark, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return GridFit(n=fit.n, corners=fit.corners, canvas=canvas, rows=fit.rows, cols=fit.cols)
+
+
+def _commit(cells: list[list[_Cell]], t: int, tl: Timeline, spec: SudokuSpec, debounce: int) -> None:
+    """Debounce raw readings into committed values; record updates and clue changes."""
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            clue = int(spec.puzzle[r, c])
+            if t == 0:
+                cell.committed = cell.raw
+                if clue and cell.raw != clue:
+                    tl.clue_changes.append({"frame": 0, "row": r, "col": c, "expected": clue, "read": cell.raw})
+                continue
+            if cell.raw == cell.committed:
+                cell.pending, cell.pending_count = None, 0
+                continue
+            if cell.pending == cell.raw:
+                cell.pending_count += 1
+            else:
+                cell.pending, cell.pending_since, cell.pending_count = cell.raw, t, 1
+            if cell.pending_count >= max(1, debounce):
+                tl.updates.append({"frame": cell.pending_since, "row": r, "col": c,
+                                   "before": cell.committed, "after": cell.raw})
+                cell.committed = cell.raw
+                cell.pending, cell.pending_count = None, 0
+                if clue and cell.committed != clue:
+                    tl.clue_changes.append({"frame": cell.pending_since, "row": r, "col": c,
+                                            "expected": clue, "read": cell.committed})
+
+
+def verify_video_frames(frames: Iterable[np.ndarray], puzzle: GridLike, solution: GridLike, *,
+                        config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
+    """Grade an answer video given as an iterable of RGB frames (consumed once, streamed)."""
+    cfg = config or Config()
+    spec = SudokuSpec.from_values(puzzle, solution)
+    tl = read_timeline(frames, spec, config=cfg.sudoku, engine=engine)
+    if tl.final_digits is None:
+        return unparseable_result(id=id, modality="video", config=cfg,
+                                  reason=f"no {spec.n}x{spec.n} grid found in any frame")
+    final = score_grid(spec, tl.final_digits)
+    refl = tl.reflection(cfg.sudoku)
+    cc = int(bool(tl.clue_changes) or final.clues_changed)
+    checks = {"clues_unchanged": cc == 0,
+              "no_constraint_violation": final.constraint_violation == 0.0,
+              "completion_perfect": final.completion_accuracy == 1.0}
+    metrics = score_metrics(final)
+    metrics["clues_changed"] = cc
+    metrics["action_reflection"] = refl["action_reflection"]
+    for key in ("avg_updates_per_frame", "max_changed_fraction", "active_frame_fraction", "total_updates"):
+        metrics[key] = refl[key]
+    low = (tl.final_digits != 0) & (tl.final_confidence < cfg.sudoku.min_confidence)
+    metrics.update({"frames": tl.frames, "ocr_calls": tl.ocr_calls, "cell_reads": tl.cell_reads,
+                    "naive_ocr_calls": tl.frames * spec.n * spec.n, "frames_without_grid": tl.frames_without_grid,
+                    "low_confidence_cells": int(low.sum())})
+    details = score_details(final)
+    details.update({
+        "clue_changes_any_frame": tl.clue_changes,
+        "final_grid": tl.final_digits.tolist(), "final_frame": tl.final_frame,
+        "final_confidence": np.round(tl.final_confidence.astype(np.float64), 4).tolist(),
+        "updates": tl.updates, "updates_per_frame": refl["per_frame"].tolist(),
+        "reflection_checks": refl["checks"], "grid_refits": tl.refits, "engine": cfg.sudoku.ocr_engine,
+    })
+    return Result(id=id, task=TASK, pipeline=PIPELINE, modality="video", status=Status.OK,
+                  overall=int(all(checks.values())), metrics=metrics, gate=Gate.from_checks(checks),
+                  details=details, config_hash=cfg.section_hash("sudoku"))
+
+
+def verify_video_file(path: str | os.PathLike, puzzle: GridLike, solution: GridLike, *,
+                      config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
+    """Grade an answer video file, streaming its frames."""
+    from ._frames import iter_frames
+
+    cfg = config or Config()
+    SudokuSpec.from_values(puzzle, solution)  # fail fast on a bad reference before decoding
+    return verify_video_frames(iter_frames(path, config=cfg.media), puzzle, solution, config=cfg, id=id,
+                               engine=engine)
