@@ -1,0 +1,49 @@
+"""``cvcheck maze ANSWER --reference SOLUTION.png``: grade one maze answer (image or video)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ._common import add_config_options, config_from_args, emit_result, guarded
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("maze", help="grade a maze answer image or video against its reference solution",
+                       description="Grade a generated maze answer with MMGR's deterministic pixel pipeline.")
+    p.add_argument("answer", help="the model's answer: an image (PNG/JPEG) or a video (mp4...)")
+    p.add_argument("--reference", required=True, help="reference solution image (MMGR palette)")
+    p.add_argument("--id", default=None, help="sample id written into the result (default: answer file name)")
+    p.add_argument("--json", action="store_true", help="print the full result JSON")
+    p.add_argument("--overlay", metavar="OUT.png", help="write an overlay picture of the verdict")
+    add_config_options(p)
+    p.set_defaults(func=_run)
+
+
+@guarded
+def _run(args: argparse.Namespace) -> int:
+    from ..maze.task import is_video, load_reference
+
+    config = config_from_args(args)
+    spec = load_reference(args.reference, config=config)
+    sid = args.id or Path(args.answer).name
+    if is_video(args.answer):
+        from ..maze.video import verify_maze_video
+
+        result = verify_maze_video(args.answer, spec, config=config, id=sid, overlay_path=args.overlay)
+    else:
+        from ..maze.render import render_overlay
+        from ..maze.verify import analyse_maze_image, result_from_analysis, unparseable_result
+        from ..media.image import load_image
+        from ..media.write import save_image
+
+        answer = load_image(args.answer, config=config.media)
+        analysis = analyse_maze_image(answer, spec, config=config.maze)
+        chash = config.section_hash("maze")
+        if isinstance(analysis, str):
+            result = unparseable_result(analysis, id=sid, config_hash=chash)
+        else:
+            result = result_from_analysis(analysis, id=sid, cfg=config.maze, config_hash=chash)
+            if args.overlay:
+                save_image(args.overlay, render_overlay(analysis, result))
+    return emit_result(result, as_json=args.json)
