@@ -64,6 +64,8 @@ class Timeline:
     final_digits: np.ndarray | None = None
     final_confidence: np.ndarray | None = None
     final_frame: int = -1
+    final_corners: np.ndarray | None = None
+    final_image: np.ndarray | None = None  #: the last analysed frame (kept only when asked)
 
     def reflection(self, config: SudokuConfig) -> dict[str, Any]:
         """Update statistics and the action-reflection checks."""
@@ -85,7 +87,7 @@ class Timeline:
 
 
 def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: SudokuConfig,
-                  engine: DigitEngine | None = None) -> Timeline:
+                  engine: DigitEngine | None = None, keep_final: bool = False) -> Timeline:
     """Follow every cell through ``frames`` (RGB arrays), reading only changed cells."""
     n = spec.n
     tl = Timeline(n=n)
@@ -137,6 +139,9 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
         tl.final_digits = np.array([[cl.raw for cl in row] for row in cells], dtype=np.int8)
         tl.final_confidence = np.array([[cl.confidence for cl in row] for row in cells], dtype=np.float32)
         tl.final_frame = index
+        tl.final_corners = fit.corners
+        if keep_final:
+            tl.final_image = rgb
     tl.frames = t + 1
     return tl
 
@@ -181,9 +186,20 @@ def _commit(cells: list[list[_Cell]], t: int, tl: Timeline, spec: SudokuSpec, de
 def verify_video_frames(frames: Iterable[np.ndarray], puzzle: GridLike, solution: GridLike, *,
                         config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
     """Grade an answer video given as an iterable of RGB frames (consumed once, streamed)."""
+    return analyse_video(frames, puzzle, solution, config=config, id=id, engine=engine)[0]
+
+
+def analyse_video(frames: Iterable[np.ndarray], puzzle: GridLike, solution: GridLike, *,
+                  config: Config | None = None, id: str = "", engine: DigitEngine | None = None,
+                  keep_final: bool = False) -> tuple[Result, Timeline]:
+    """Like :func:`verify_video_frames`, also returning the :class:`Timeline`."""
     cfg = config or Config()
     spec = SudokuSpec.from_values(puzzle, solution)
-    tl = read_timeline(frames, spec, config=cfg.sudoku, engine=engine)
+    tl = read_timeline(frames, spec, config=cfg.sudoku, engine=engine, keep_final=keep_final)
+    return _result(tl, spec, cfg, id), tl
+
+
+def _result(tl: Timeline, spec: SudokuSpec, cfg: Config, id: str) -> Result:
     if tl.final_digits is None:
         return unparseable_result(id=id, modality="video", config=cfg,
                                   reason=f"no {spec.n}x{spec.n} grid found in any frame")
@@ -209,6 +225,9 @@ def verify_video_frames(frames: Iterable[np.ndarray], puzzle: GridLike, solution
         "final_confidence": np.round(tl.final_confidence.astype(np.float64), 4).tolist(),
         "updates": tl.updates, "updates_per_frame": refl["per_frame"].tolist(),
         "reflection_checks": refl["checks"], "grid_refits": tl.refits, "engine": cfg.sudoku.ocr_engine,
+        "grid_corners": np.round(tl.final_corners, 2).tolist() if tl.final_corners is not None else None,
+        "low_confidence": [{"row": int(r), "col": int(c), "read": int(tl.final_digits[r, c]),
+                            "confidence": round(float(tl.final_confidence[r, c]), 4)} for r, c in np.argwhere(low)],
     })
     return Result(id=id, task=TASK, pipeline=PIPELINE, modality="video", status=Status.OK,
                   overall=int(all(checks.values())), metrics=metrics, gate=Gate.from_checks(checks),
