@@ -20,6 +20,7 @@ from .errors import InputError
 #: task name -> "module:function"
 TASKS: dict[str, str] = {
     "maze": "cvcheck.maze.task:grade_sample",
+    "sudoku": "cvcheck.sudoku.task:grade_sample",
     # judged tasks (cvcheck.judge): recorded judge answers or a live OpenAI-compatible judge
     **{t: "cvcheck.judge.mmgr:grade_sample" for t in (
         "maze-vlm", "sudoku-vlm", "arc", "math", "nav-last-mile", "nav-top-down", "nav-3d", "nav-slag",

@@ -13,6 +13,7 @@ import sys
 #: command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "maze": ("cvcheck.cli.maze", "grade a maze answer image or video against its reference solution"),
+    "sudoku": ("cvcheck.cli.sudoku", "grade a Sudoku answer image or video against its puzzle and solution (OCR)"),
 }
 
 
