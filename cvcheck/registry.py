@@ -22,9 +22,19 @@ TASKS: dict[str, str] = {
     "maze": "cvcheck.maze.task:grade_sample",
     "sudoku": "cvcheck.sudoku.task:grade_sample",
     # judged tasks (cvcheck.judge): recorded judge answers or a live OpenAI-compatible judge
-    **{t: "cvcheck.judge.mmgr:grade_sample" for t in (
-        "maze-vlm", "sudoku-vlm", "arc", "math", "nav-last-mile", "nav-top-down", "nav-3d", "nav-slag",
-        "physics-concepts", "physics-sports")},
+    "maze-vlm": "cvcheck.judge.mmgr:grade_sample",
+    "sudoku-vlm": "cvcheck.judge.mmgr:grade_sample",
+    "arc": "cvcheck.judge.mmgr:grade_sample",
+    "math": "cvcheck.judge.mmgr:grade_sample",
+    "nav-last-mile": "cvcheck.judge.mmgr:grade_sample",
+    "nav-top-down": "cvcheck.judge.mmgr:grade_sample",
+    "nav-3d": "cvcheck.judge.mmgr:grade_sample",
+    "nav-slag": "cvcheck.judge.mmgr:grade_sample",
+    "physics-concepts": "cvcheck.judge.mmgr:grade_sample",
+    "physics-sports": "cvcheck.judge.mmgr:grade_sample",
+    "mmvet": "cvcheck.judge.mmvet:grade_sample",
+    "marvel": "cvcheck.judge.marvel:grade_sample",
+    "ggbench": "cvcheck.judge.ggbench:grade_sample",
 }
 
 SampleGrader = Callable[..., Any]

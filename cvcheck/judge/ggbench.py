@@ -1,0 +1,264 @@
+"""GGBench judged metrics: VLM-T, VLM-I-Res, VLM-I-Mid and VLM-I.
+
+Upstream (``evaluate.py``): VLM-T = sum(text score) / (N * 5) x 100; VLM-I-Res =
+sum(final-image score) / (N * 5) x 100; VLM-I-Mid = sum((Step Accuracy + Process
+Consistency) / 2) / (N * 5) x 100; VLM-I = (Mid + Res) / 2; scores are 1-5.
+
+Policies (explicit, per metric; counts of each case are always reported):
+
+``denominator``
+    ``"items"`` (default): N = the items that count for that metric after the
+    policies below; an integer (e.g. upstream's fixed ``1411``): N is that number.
+``missing``
+    A model output or input the judge needs is absent. ``"min"`` (default; the rubric's
+    own "missing -> 1", as upstream) scores 1, ``"zero"`` scores 0, ``"exclude"``
+    drops the item from that metric.
+``unparseable``
+    The judge's reply holds no score in 1-5. ``"exclude"`` (default), ``"zero"``
+    (upstream for text/final image), ``"min"`` (upstream for the long image).
+    Judge transport failures are ``error`` results and always excluded.
+
+Parsing accepts ``4``, ``**4**``, ``4/5``, ``Score: 4``, and for the long image
+``**Step Accuracy:** 4`` / ``Step Accuracy: 4/5`` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..errors import InputError
+from . import ggbench_prompts
+from .client import JudgeClient, JudgeRequest
+from .content import image_part, user_message
+
+METRICS = ("vlm_t", "vlm_i_res", "vlm_i_mid")
+UPSTREAM = {"denominator": 1411, "missing": "min",
+            "unparseable": {"vlm_t": "zero", "vlm_i_res": "zero", "vlm_i_mid": "min"}}
+_NUM = r"(\d+(?:\.\d+)?)"
+
+
+def parse_score(text: str | None) -> float | None:
+    """A 1-5 rubric score from a reply, or None."""
+    if not text:
+        return None
+    s = text.strip()
+    for pat in (rf"^\W*{_NUM}\W*$", rf"{_NUM}\s*/\s*5\b", rf"\b(?:score|rating)\b\W*{_NUM}"):
+        m = re.search(pat, s, re.I)
+        if m:
+            v = float(m.group(1))
+            return v if 1.0 <= v <= 5.0 else None
+    return None
+
+
+def parse_mid(text: str | None) -> dict[str, float]:
+    """``step_accuracy``, ``process_consistency``, ``problem_solution_accuracy`` found in a reply."""
+    out: dict[str, float] = {}
+    for key, label in (("step_accuracy", "step accuracy"), ("process_consistency", "process consistency"),
+                       ("problem_solution_accuracy", "problem[- ]solution accuracy")):
+        m = re.search(rf"{label}\W*?[:：=]?\W*{_NUM}(?:\s*/\s*5)?", text or "", re.I)
+        if m and 1.0 <= float(m.group(1)) <= 5.0:
+            out[key] = float(m.group(1))
+    return out
+
+
+@dataclass
+class Part:
+    """One metric of one item: ``status`` is ok | missing | unparseable | error."""
+
+    status: str
+    value: float | None = None
+    judge: dict[str, Any] | None = None
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def _path(item: Mapping[str, Any], *keys: str) -> str | None:
+    for k in keys:
+        v = item.get(k)
+        if v and Path(str(v)).is_file():
+            return str(v)
+    return None
+
+
+def requests_for(item: Mapping[str, Any], *, templates: Mapping[str, str] | None = None
+                 ) -> dict[str, JudgeRequest | None]:
+    """The judge requests of one item (None where an input is missing)."""
+    t = {"text": ggbench_prompts.TEXT, "image": ggbench_prompts.IMAGE, "mid": ggbench_prompts.MID,
+         **(templates or {})}
+    params = {"temperature": 0.0}
+    out: dict[str, JudgeRequest | None] = {}
+    problem, ref, ans = item.get("question"), item.get("text_answer"), item.get("output") or item.get("model_text")
+    out["vlm_t"] = None if not (problem and ref and ans) else JudgeRequest(
+        [user_message(t["text"].format(problem=problem, reference_answer=ref, model_answer=ans))], params)
+    ref_img = _path(item, "res_image", "reference_image")
+    pred_img = _path(item, "image_4", "output_image", "output_image_path")
+    out["vlm_i_res"] = None if not (ref_img and pred_img) else JudgeRequest(
+        [user_message(t["image"], image_part(ref_img), image_part(pred_img))], params)
+    long_img = _path(item, "long_image_path", "mid_process_image", "long_image")
+    out["vlm_i_mid"] = None if not (problem and long_img) else JudgeRequest(
+        [user_message(f"Problem Text:\n{problem}", image_part(long_img), t["mid"])], params)
+    return out
+
+
+def _from_reply(metric: str, text: str | None) -> Part:
+    if metric == "vlm_i_mid":
+        got = parse_mid(text)
+        if "step_accuracy" in got and "process_consistency" in got:
+            return Part("ok", (got["step_accuracy"] + got["process_consistency"]) / 2, extra=got)
+        return Part("unparseable", extra=got)
+    v = parse_score(text)
+    return Part("ok", v) if v is not None else Part("unparseable")
+
+
+def evaluate_item(item: Mapping[str, Any], *, client: JudgeClient | None = None,
+                  templates: Mapping[str, str] | None = None) -> dict[str, Part]:
+    """Score one item. Recorded replies (``judge_text``, ``judge_image``, ``judge_mid``)
+    are used when present; otherwise ``client`` is asked."""
+    recorded = {"vlm_t": item.get("judge_text"), "vlm_i_res": item.get("judge_image"),
+                "vlm_i_mid": item.get("judge_mid")}
+    reqs = None
+    parts: dict[str, Part] = {}
+    for metric in METRICS:
+        if isinstance(recorded[metric], str):
+            part = _from_reply(metric, recorded[metric])
+            part.judge = {"source": "recorded", "raw_reply": recorded[metric]}
+        else:
+            if reqs is None:
+                reqs = requests_for(item, templates=templates)
+            req = reqs[metric]
+            if req is None:
+                part = Part("missing")
+            elif client is None:
+                part = Part("error", judge={"error": "no judge and no recorded reply"})
+            else:
+                reply = client.complete(req)
+                part = _from_reply(metric, reply.text) if reply.ok else Part("error")
+                part.judge = reply.record()
+        parts[metric] = part
+    return parts
+
+
+def _policy(value: Any, metric: str) -> str:
+    return value.get(metric, "exclude") if isinstance(value, Mapping) else value
+
+
+def aggregate(items: Sequence[Mapping[str, Part]], *, denominator: int | str = "items",
+              missing: str | Mapping[str, str] = "min",
+              unparseable: str | Mapping[str, str] = "exclude") -> dict[str, Any]:
+    """Benchmark scores (0-100, unrounded and rounded to 2 places) and per-case counts."""
+    if denominator != "items" and not (isinstance(denominator, int) and denominator > 0):
+        raise InputError(f"denominator must be 'items' or a positive integer, got {denominator!r}")
+    out: dict[str, Any] = {"n_items": len(items), "denominator": denominator}
+    for metric in METRICS:
+        total, n = 0.0, 0
+        counts = {"ok": 0, "missing": 0, "unparseable": 0, "error": 0}
+        for parts in items:
+            p = parts[metric]
+            counts[p.status] += 1
+            if p.status == "ok":
+                total, n = total + float(p.value or 0.0), n + 1
+            elif p.status in ("missing", "unparseable"):
+                pol = _policy(missing if p.status == "missing" else unparseable, metric)
+                if pol not in ("min", "zero", "exclude"):
+                    raise InputError(f"{p.status} policy must be min, zero or exclude, got {pol!r}")
+                if pol != "exclude":
+                    total, n = total + (1.0 if pol == "min" else 0.0), n + 1
+        big_n = n if denominator == "items" else int(denominator)
+        score = total / (big_n * 5) * 100 if big_n else None
+        out[metric] = {"score": score, "rounded": None if score is None else round(score, 2), "n": big_n,
+                       "counted": n, **{f"n_{k}": v for k, v in counts.items()}}
+    res, mid = out["vlm_i_res"]["score"], out["vlm_i_mid"]["score"]
+    out["vlm_i"] = {"score": None if res is None or mid is None else (res + mid) / 2}
+    out["vlm_i"]["rounded"] = None if out["vlm_i"]["score"] is None else round(out["vlm_i"]["score"], 2)
+    return out
+
+
+_PATH_KEYS = ("res_image", "reference_image", "image_4", "output_image", "output_image_path",
+              "long_image_path", "mid_process_image", "long_image")
+
+
+def _resolve(value: Any, root: Path | None) -> Any:
+    if not isinstance(value, str) or not value:
+        return value
+    p = Path(value)
+    if p.is_absolute() and p.exists():
+        return str(p)
+    if root is not None:
+        return str((root / value.lstrip("/")).resolve())
+    return str(p)
+
+
+def load_items(dataset: str | Path, outputs: str | Path, *, dataset_root: str | Path | None = None,
+               pred_root: str | Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Merge the model's output list with ``GGBench_dataset.json`` (upstream field names).
+
+    Returns ``(items, unknown_ids)``: outputs whose id is not in the dataset are left
+    out and listed. Relative image paths resolve against ``dataset_root`` (reference
+    images) and ``pred_root`` (model images).
+    """
+    from .mmvet import load_json
+
+    data, outs = load_json(dataset, "GGBench dataset"), load_json(outputs, "GGBench model outputs")
+    if not isinstance(data, list) or not isinstance(outs, list):
+        raise InputError("GGBench dataset and model outputs must both be JSON lists")
+    by_id = {str(d.get("id")): d for d in data if isinstance(d, Mapping)}
+    droot = Path(dataset_root) if dataset_root else Path(dataset).parent
+    proot = Path(pred_root) if pred_root else Path(outputs).parent
+    items, unknown = [], []
+    for o in outs:
+        if not isinstance(o, Mapping) or str(o.get("id")) not in by_id:
+            unknown.append(str(o.get("id")) if isinstance(o, Mapping) else repr(o))
+            continue
+        ref = by_id[str(o["id"])]
+        item = {**{k: ref.get(k) for k in ("question", "text_answer", "res_image")}, **o}
+        for k in _PATH_KEYS:
+            if k in item:
+                item[k] = _resolve(item[k], droot if k in ("res_image", "reference_image") else proot)
+        items.append(item)
+    return items, unknown
+
+
+def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: JudgeClient | None = None) -> "Result":
+    """Registry grader for one GGBench item.
+
+    Sample fields (upstream names): ``id``, ``question``, ``text_answer`` (reference
+    steps), ``output`` (model steps), ``res_image`` (reference image), ``output_image``,
+    ``long_image_path``; or recorded replies ``judge_text``, ``judge_image``,
+    ``judge_mid``. Metrics hold the 1-5 scores; ``overall`` = VLM-T / 5 when the text was
+    judged, else the item's VLM-I / 5. ``unparseable`` when no judged metric is readable.
+    """
+    from ..config import Config
+    from ..errors import CvcheckError
+    from ..schema import Result, Status, error_result
+
+    cfg = config or Config()
+    head = dict(id=str(sample.get("id", "")), task="ggbench", pipeline="vlm", modality="image",
+                config_hash=cfg.section_hash("judge"))
+    try:
+        needs_judge = not all(isinstance(sample.get(k), str) for k in ("judge_text", "judge_image", "judge_mid"))
+        if client is None and needs_judge and any(requests_for(sample).values()):
+            from .session import default_client
+            client = default_client(cfg.judge)
+        parts = evaluate_item(sample, client=client)
+    except CvcheckError as exc:
+        return error_result(exc=exc, **head)
+    errors = [m for m, p in parts.items() if p.status == "error"]
+    if errors and all(p.status in ("error", "missing") for p in parts.values()):
+        return error_result(exc=InputError(f"judge failed for {errors}"), **head)
+    metrics: dict[str, Any] = {m: p.value for m, p in parts.items()}
+    metrics.update({k: v for p in parts.values() for k, v in p.extra.items()})
+    metrics["statuses"] = {m: p.status for m, p in parts.items()}
+    details = {"judge": {m: p.judge for m, p in parts.items() if p.judge}}
+    if parts["vlm_t"].status == "ok":
+        overall = float(parts["vlm_t"].value or 0) / 5
+    elif parts["vlm_i_res"].status == "ok" and parts["vlm_i_mid"].status == "ok":
+        overall = (float(parts["vlm_i_res"].value or 0) + float(parts["vlm_i_mid"].value or 0)) / 10
+    else:
+        overall = 0.0
+    ok = any(p.status == "ok" for p in parts.values())
+    if not ok:
+        details["reason"] = "no readable judge score (missing inputs or unparseable replies)"
+    return Result(status=Status.OK if ok else Status.UNPARSEABLE, overall=overall, metrics=metrics,
+                  details=details, **head)
