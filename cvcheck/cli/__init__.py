@@ -14,6 +14,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "maze": ("cvcheck.cli.maze", "grade a maze answer image or video against its reference solution"),
     "sudoku": ("cvcheck.cli.sudoku", "grade a Sudoku answer image or video against its puzzle and solution (OCR)"),
+    "judge": ("cvcheck.cli.judge", "grade judged tasks (MMGR VLM gates, MM-Vet, MARVEL, GGBench) with a cached judge"),
 }
 
 

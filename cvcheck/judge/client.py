@@ -117,6 +117,7 @@ class JudgeClient:
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._count_lock = threading.Lock()
         self.http_requests = 0  #: HTTP requests actually sent (retries included)
+        self.used_keys: set[str] = set()  #: keys of every judgement answered (for --record)
 
     def __repr__(self) -> str:  # the key is deliberately absent
         return f"JudgeClient(model={self.model!r}, base_url={self.base_url!r}, offline={self.offline})"
@@ -144,6 +145,8 @@ class JudgeClient:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
+                with self._count_lock:
+                    self.used_keys.add(key)
                 return JudgeReply(text=hit[1], model=hit[0], key=key, source="cache")
         if self.offline:
             return JudgeReply(text=None, model=self.model, key=key, source="none", error_code="replay_miss",
@@ -152,6 +155,8 @@ class JudgeClient:
             reply = self._post_with_retries(request, key)
         if reply.ok and self.cache is not None:
             self.cache.put(key, model=reply.model, reply=reply.text or "", request=fingerprint)
+            with self._count_lock:
+                self.used_keys.add(key)
         return reply
 
     def complete_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
