@@ -88,6 +88,8 @@ def make_video_case(seed: int, *, n: int | None = None, kind: str | None = None,
     n = n or int(rng.choice([4, 9]))
     kind = kind or str(rng.choice(VIDEO_KINDS))
     frames = frames or (40 if n == 4 else 64)
+    if frames < 24:
+        raise ValueError(f"a synthetic Sudoku video needs at least 24 frames, got {frames}")
     band = str(rng.choice(list(CLUE_BANDS[n])))
     puzzle, solution = make_puzzle_pair(rng, n=n, band=band)
     if style is None:
@@ -104,7 +106,7 @@ def make_video_case(seed: int, *, n: int | None = None, kind: str | None = None,
         events[hold0] = [(r, c, int(solution[r, c])) for r, c in empties]
     else:
         max_steps = min(len(empties), frames - hold0 - tail)
-        steps = int(rng.integers(max(2, max_steps // 8), max_steps + 1))
+        steps = int(rng.integers(min(max_steps, max(2, max_steps // 8)), max_steps + 1))
         when = _update_frames(rng, steps, hold0, frames - tail)
         chunks = np.array_split(np.arange(len(empties)), len(when))
         for f, chunk in zip(when, chunks):
