@@ -155,6 +155,9 @@ class JudgeClient:
             reply = self._post_with_retries(request, key)
         if reply.ok and self.cache is not None:
             self.cache.put(key, model=reply.model, reply=reply.text or "", request=fingerprint)
+            stored = self.cache.get(key)  # a concurrent twin may have stored first: agree with the cache
+            if stored is not None and (stored[0], stored[1]) != (reply.model, reply.text):
+                reply = JudgeReply(stored[1], stored[0], key, "cache", reply.attempts)
             with self._count_lock:
                 self.used_keys.add(key)
         return reply
@@ -205,9 +208,10 @@ class JudgeClient:
         req = urllib.request.Request(url, data=body, headers=headers, method="POST")
         with self._count_lock:
             self.http_requests += 1
+        deadline = time.monotonic() + self.timeout_s
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                return resp.status, resp.headers, resp.read()
+                return resp.status, resp.headers, _read_until(resp, deadline)
         except urllib.error.HTTPError as exc:
             try:
                 data = exc.read()
@@ -232,6 +236,24 @@ class JudgeClient:
                               f"malformed chat completion from the server ({type(exc).__name__}: {exc})",
                               "bad_response")
         return JudgeReply(content, str(model), key, "http", attempt)
+
+
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+
+
+def _read_until(resp: Any, deadline: float) -> bytes:
+    """Read a body in chunks, giving up at ``deadline`` (a trickling server cannot hang us)."""
+    chunks, size = [], 0
+    while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError("response body not complete before the deadline")
+        chunk = resp.read1(65536) if hasattr(resp, "read1") else resp.read(65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            raise http.client.HTTPException(f"response larger than {MAX_RESPONSE_BYTES} bytes")
+        chunks.append(chunk)
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -6,6 +6,7 @@ is empty the default behaviour answers. Behaviours:
 * ``("reply", text)`` -> 200 with a chat completion whose content is ``text``
 * ``("status", code, retry_after_or_None)`` -> that HTTP status
 * ``("sleep", seconds, text)`` -> wait, then reply (to trigger client timeouts)
+* ``("trickle", seconds_per_byte, text)`` -> 200, body sent a byte at a time
 * ``("raw", bytes)`` -> 200 with a raw (e.g. non-JSON) body
 * a callable ``f(payload) -> text`` -> reply with its result
 
@@ -58,6 +59,18 @@ class _Handler(BaseHTTPRequestHandler):
                                or payload.get("model"), "choices": [{"index": 0, "finish_reason": "stop",
                                "message": {"role": "assistant", "content": behaviour[1]}}]}).encode()
             self._send(200, body)
+        elif kind == "trickle":  # headers at once, then the body a byte at a time
+            body = json.dumps({"choices": [{"message": {"content": behaviour[2]}}]}).encode()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                for b in body:
+                    self.wfile.write(bytes([b]))
+                    self.wfile.flush()
+                    time.sleep(behaviour[1])
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         elif kind == "raw":
             self._send(200, behaviour[1])
         elif kind == "status":

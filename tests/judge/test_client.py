@@ -42,6 +42,13 @@ def test_timeout_gives_error_reply_quickly(server, make_client):
     assert client.http_requests == 2
 
 
+def test_trickling_body_cannot_hang_the_client(server, make_client):
+    server.default = ("trickle", 0.03, "x" * 100)
+    t0 = time.monotonic()
+    reply = make_client(max_retries=0).complete(_req())
+    assert not reply.ok and reply.error_code == "timeout" and time.monotonic() - t0 < 1.0
+
+
 def test_429_then_success_honours_retry_after(server, make_client):
     server.script.extend([("status", 429, "0.05"), ("status", 429, None)])
     server.default = ("reply", "no")
