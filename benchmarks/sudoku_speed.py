@@ -1,0 +1,100 @@
+"""Sudoku verifier speed: ms per 9x9 image on one core, and a 360-frame 9x9 video read
+change-driven vs naively (every frame, every cell), side by side in one run.
+
+    python benchmarks/sudoku_speed.py                 # 20 images x 3 reps, 360-frame video
+    python benchmarks/sudoku_speed.py --naive-every 1 # time the naive reading on every frame
+
+All timings use one onnxruntime thread (sudoku.ocr_threads=1) and one process; medians.
+The naive reading is timed on every --naive-every'th frame (default 4) and scaled to 360
+frames (said so in the output); its OCR-call count is exact (frames x non-blank cells).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--images", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--frames", type=int, default=360)
+    ap.add_argument("--naive-every", type=int, default=4)
+    ap.add_argument("--seed0", type=int, default=910_000)
+    args = ap.parse_args(argv)
+
+    from cvcheck.config import Config
+    from cvcheck.sudoku._frames import iter_frames
+    from cvcheck.sudoku.grid import find_grid
+    from cvcheck.sudoku.ocr import get_engine
+    from cvcheck.sudoku.read import read_grid
+    from cvcheck.sudoku.video import verify_video_file
+    from cvcheck.synth.sudoku import make_image_case
+    from cvcheck.synth.sudoku_video import make_video_case
+
+    cfg = Config()
+    engine = get_engine(cfg.sudoku)
+    print(f"engine: {engine.name} providers={getattr(engine, 'providers', '?')} threads={cfg.sudoku.ocr_threads}")
+
+    # -- images ------------------------------------------------------------------------------
+    cases = [make_image_case(s, n=9) for s in range(args.seed0, args.seed0 + args.images)]
+    read_grid(cases[0].image, 9, config=cfg.sudoku)  # warm-up
+    per_image, per_grid, cells = [], [], []
+    for case in cases:
+        best = []
+        for _ in range(args.reps):
+            t = time.perf_counter()
+            g = read_grid(case.image, 9, config=cfg.sudoku)
+            best.append(time.perf_counter() - t)
+        per_image.append(np.median(best))
+        t = time.perf_counter()
+        find_grid(case.image, 9)
+        per_grid.append(time.perf_counter() - t)
+        cells.append(g.ocr_calls if g else 0)
+    print(f"9x9 image, whole read (grid + cells + OCR): median {1000 * np.median(per_image):.1f} ms "
+          f"(p90 {1000 * np.percentile(per_image, 90):.1f}) over {len(cases)} images, "
+          f"{np.mean(cells):.1f} non-blank cells each")
+    print(f"  of which grid finding + rectification: median {1000 * np.median(per_grid):.1f} ms")
+    crops = [np.full((48, 32, 3), 255, np.uint8)] * 81
+    t = time.perf_counter()
+    engine.read_digits(crops, n=9)
+    print(f"  PP-OCR recognition of 81 crops in one batch: {1000 * (time.perf_counter() - t):.1f} ms")
+
+    # -- video -------------------------------------------------------------------------------
+    case = make_video_case(args.seed0 + 999, n=9, kind="gradual", frames=args.frames)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = case.write_mp4(Path(tmp) / "v.mp4")
+        t = time.perf_counter()
+        r = verify_video_file(path, case.puzzle, case.solution, config=cfg)
+        ours_s = time.perf_counter() - t
+        m = r.metrics
+        naive_calls = sum(int((case.states[int(s)] != 0).sum()) for s in case.state_of)
+        t = time.perf_counter()
+        timed = 0
+        for i, frame in enumerate(iter_frames(path)):
+            if i % args.naive_every == 0:
+                read_grid(frame, 9, config=cfg.sudoku)
+                timed += 1
+        naive_s = (time.perf_counter() - t) * (m["frames"] / max(timed, 1))
+    print(f"\n9x9 video, {m['frames']} frames ({case.style.size} px H.264), verdict overall={r.overall} "
+          f"(label {case.labels['overall']}), AR={m['action_reflection']} (label {case.labels['action_reflection']})")
+    print(f"{'':28s}{'change-driven':>16s}{'naive':>16s}{'ratio':>10s}")
+    print(f"{'OCR calls (crops)':28s}{m['ocr_calls']:>16d}{naive_calls:>16d}{naive_calls / max(m['ocr_calls'], 1):>9.1f}x")
+    print(f"{'cell reads (incl. blanks)':28s}{m['cell_reads']:>16d}{m['naive_ocr_calls']:>16d}"
+          f"{m['naive_ocr_calls'] / max(m['cell_reads'], 1):>9.1f}x")
+    note = "" if args.naive_every == 1 else f" (naive timed on every {args.naive_every}th frame, scaled)"
+    print(f"{'seconds':28s}{ours_s:>16.2f}{naive_s:>16.2f}{naive_s / ours_s:>9.1f}x{note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
