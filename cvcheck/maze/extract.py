@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..vision import colors
-from ..vision.geometry import Box, cell_fractions, largest_component_box
+from ..vision.geometry import Box, cell_fractions, drawing_box
 from .lattice import MazeSpec, lattice_to_cell, shortest_path
 
 LOCATE_MAX_SIDE = 384  #: localisation runs on a copy at most this large
@@ -29,10 +29,11 @@ class Located:
 
 
 def locate_maze(image: np.ndarray, *, min_side_px: int = 8) -> Located | None:
-    """Find the maze's bounding box: the largest connected dark (wall) component.
+    """Find the maze's bounding box from its dark (wall) components.
 
-    In a perfect maze every wall touches the outer wall, so the walls form one
-    component whose box is the maze, whatever margin or background surrounds it.
+    In a perfect maze the walls form one tree attached to the outer wall; when an
+    answer breaks it (a path painted over a wall, an erased wall), the pieces that
+    overlap the largest one's box are merged back (:func:`drawing_box`).
     Localisation runs on a strided copy (walls are thick); the box is then snapped
     to full resolution. Returns None when no plausible wall structure is present.
     """
@@ -41,7 +42,7 @@ def locate_maze(image: np.ndarray, *, min_side_px: int = 8) -> Located | None:
     dark = colors.dark_mask(image[::step, ::step])
     dark = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     min_area = max(4, int(0.005 * dark.size))
-    box = largest_component_box(dark, min_area=min_area)
+    box = drawing_box(dark, min_area=min_area)
     if box is None:
         return None
     t, l, b, r = box
@@ -143,7 +144,7 @@ def _lattice_length(dark: np.ndarray, axis: int, *, max_len: int = 201) -> int:
     for length in range(3, min(max_len, n) + 1, 2):
         pitch = n / length
         off = np.abs(pos / pitch - np.round(pos / pitch)) * pitch
-        scores[length] = weight[off <= max(0.75, 0.12 * pitch)].sum() / total
+        scores[length] = weight[off <= max(0.5, 0.12 * pitch)].sum() / total
     top = max(scores.values())
     for length in sorted(scores):
         if scores[length] >= top - 0.03:

@@ -310,6 +310,9 @@ def random_style(spec: MazeSpec, rng: np.random.Generator, *, defect: str) -> An
         palette=palette, background=bg, padding=pad,  # type: ignore[arg-type]
         out_size=(out_side, int(round(out_side * aspect))),
         interpolation=interp_flag, blur_sigma=blur, jpeg_quality=jpeg,
+        rotation_deg=float(rng.uniform(-1.0, 1.0)) if rng.random() < 0.3 else 0.0,
+        noise_sigma=float(rng.uniform(2, 8)) if rng.random() < 0.3 else 0.0,
+        marker_shape="circle" if rng.random() < 0.25 else "square",
     )
 
 

@@ -55,6 +55,9 @@ class AnswerStyle:
     interpolation: int = cv2.INTER_AREA
     blur_sigma: float = 0.0            # in final pixels
     jpeg_quality: int | None = None
+    rotation_deg: float = 0.0          # small in-plane rotation, as generators drift
+    noise_sigma: float = 0.0           # additive Gaussian noise, grey levels
+    marker_shape: str = "square"       # "square" or "circle"
 
     def to_dict(self) -> dict:
         d = dict(self.__dict__)
@@ -87,8 +90,11 @@ def render_answer(walls: np.ndarray, *, start: Cell, goal: Cell, path: Sequence[
         _draw_curl(img, (r, c), vertical=vertical, style=style)
     inset = int(round(style.marker_inset * s))
     for (r, c), key in ((start, "start"), (goal, "goal")):
-        img[r * s + inset:(r + 1) * s - inset, c * s + inset:(c + 1) * s - inset] = pal[key]
-    return degrade(img, style)
+        if style.marker_shape == "circle":
+            cv2.circle(img, (int((c + 0.5) * s), int((r + 0.5) * s)), int(s / 2 - inset), pal[key], -1, cv2.LINE_AA)
+        else:
+            img[r * s + inset:(r + 1) * s - inset, c * s + inset:(c + 1) * s - inset] = pal[key]
+    return degrade(img, style, seed=int(rng.integers(2**31)))
 
 
 def _draw_curl(img: np.ndarray, cell: Cell, *, vertical: bool, style: AnswerStyle) -> None:
@@ -124,18 +130,26 @@ def _draw_polyline(img: np.ndarray, path: Sequence[Cell], style: AnswerStyle,
                   shift=shift)
 
 
-def degrade(img: np.ndarray, style: AnswerStyle) -> np.ndarray:
-    """Pad, resize, blur and JPEG-compress a rendered image as a model's output would be."""
+def degrade(img: np.ndarray, style: AnswerStyle, *, seed: int = 0) -> np.ndarray:
+    """Pad, rotate, resize, blur, add noise and JPEG-compress, as a model's output would be."""
     top, bottom, left, right = style.padding
     h, w = img.shape[:2]
     pads = [int(round(top * h)), int(round(bottom * h)), int(round(left * w)), int(round(right * w))]
     if any(pads):
         img = cv2.copyMakeBorder(img, *pads, cv2.BORDER_CONSTANT, value=tuple(int(v) for v in style.background))
+    if style.rotation_deg:
+        h, w = img.shape[:2]
+        rot = cv2.getRotationMatrix2D((w / 2, h / 2), style.rotation_deg, 1.0)
+        img = cv2.warpAffine(img, rot, (w, h), flags=cv2.INTER_LINEAR,
+                             borderValue=tuple(int(v) for v in style.background))
     if style.out_size is not None:
         oh, ow = style.out_size
         img = cv2.resize(img, (ow, oh), interpolation=style.interpolation)
     if style.blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), style.blur_sigma)
+    if style.noise_sigma > 0:
+        noise = np.random.default_rng(seed).normal(0, style.noise_sigma, img.shape)
+        img = np.clip(img + noise, 0, 255).astype(np.uint8)
     if style.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", img[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)[:, :, ::-1]

@@ -22,6 +22,41 @@ def largest_component_box(mask: np.ndarray, *, min_area: int = 1) -> Box | None:
     return (y, x, y + h, x + w)
 
 
+def drawing_box(mask: np.ndarray, *, min_area: int = 1, min_share: float = 0.05) -> Box | None:
+    """Bounding box of the largest component plus every sizeable component touching its box.
+
+    A drawing (maze walls, grid lines) can fall apart into several components when a
+    model erases or overdraws a piece of it; components with at least ``min_share``
+    of the largest one's area whose boxes overlap the growing box are merged in.
+    Small specks and far-away clutter are ignored.
+    """
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return None
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    order = np.argsort(areas)[::-1] + 1
+    if stats[order[0], cv2.CC_STAT_AREA] < min_area:
+        return None
+
+    def box_of(i: int) -> Box:
+        x, y, w, h = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP,
+                                                  cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+        return (y, x, y + h, x + w)
+
+    box = box_of(order[0])
+    floor = max(min_area, min_share * stats[order[0], cv2.CC_STAT_AREA])
+    candidates = [box_of(i) for i in order[1:] if stats[i, cv2.CC_STAT_AREA] >= floor]
+    grown = True
+    while grown and candidates:
+        grown = False
+        for other in list(candidates):
+            if other[0] < box[2] and box[0] < other[2] and other[1] < box[3] and box[1] < other[3]:
+                box = (min(box[0], other[0]), min(box[1], other[1]), max(box[2], other[2]), max(box[3], other[3]))
+                candidates.remove(other)
+                grown = True
+    return box
+
+
 def downscale(image: np.ndarray, *, max_side: int) -> tuple[np.ndarray, float]:
     """Shrink so the longer side is at most ``max_side`` (area averaging); return the factor."""
     h, w = image.shape[:2]

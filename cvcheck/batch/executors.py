@@ -1,0 +1,248 @@
+"""Executors: run :func:`~cvcheck.batch.worker.timed_grade` over samples and report each result.
+
+- ``serial``: in this process (no timeout; for notebooks and debugging).
+- ``process`` (default): our own pool of spawned worker processes, one sample at a
+  time per worker, so that a sample running past its timeout is ended by killing
+  its worker, which is then replaced; a crashed worker becomes an error result too.
+- ``ray``: the same work as Ray tasks on a local instance or a cluster (``address``).
+
+Each executor calls ``on_result(index, result_dict, timing)`` in the parent process,
+in completion order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Mapping, Sequence
+
+from ..config import Config
+from ..errors import InputError, MissingDependencyError
+from ..schema import ErrorInfo, Result, Status
+from .worker import guess_modality, timed_grade
+
+OnResult = Callable[[int, dict[str, Any], dict[str, Any]], None]
+EXECUTORS = ("process", "serial", "ray")
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def failure(sample: Mapping[str, Any], code: str, message: str) -> dict[str, Any]:
+    """An error result dict for a sample the executor itself could not finish."""
+    return Result(id=str(sample.get("id", "")), task=str(sample.get("task", "?")), pipeline="?",
+                  modality=guess_modality(sample), status=Status.ERROR, overall=None,
+                  error=ErrorInfo(code=code, message=message)).to_dict()
+
+
+def run_serial(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config,
+               tasks: Mapping[str, str] | None = None) -> None:
+    for i, sample in enumerate(samples):
+        result, seconds = timed_grade(sample, config=config, tasks=tasks)
+        on_result(i, result, {"seconds": round(seconds, 4), "worker": "serial"})
+
+
+# -- process pool -------------------------------------------------------------------------
+
+def _worker_main(conn: Connection, config: Config, tasks: Mapping[str, str]) -> None:
+    try:
+        while True:
+            msg = conn.recv()
+            if msg is None:
+                return
+            index, sample = msg
+            result, seconds = timed_grade(sample, config=config, tasks=tasks)
+            conn.send((index, result, seconds))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt, ConnectionResetError):
+        return  # the parent went away (or was killed): stop quietly
+
+
+class _Slot:
+    def __init__(self, ctx: Any, config: Config, tasks: Mapping[str, str], number: int):
+        parent, child = ctx.Pipe(duplex=True)
+        self.conn: Connection = parent
+        self.proc = ctx.Process(target=_worker_main, args=(child, config, dict(tasks)), daemon=True,
+                                name=f"cvcheck-worker-{number}")
+        self.proc.start()
+        child.close()
+        self.number = number
+        self.job: int | None = None
+        self.started = 0.0
+
+    def give(self, index: int, sample: Mapping[str, Any]) -> None:
+        self.job, self.started = index, time.monotonic()
+        self.conn.send((index, dict(sample)))
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, BrokenPipeError):
+            pass
+        self.proc.join(2)
+        if self.proc.is_alive():
+            self.kill()
+        self.conn.close()
+
+
+def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config,
+                  workers: int, timeout_s: float | None, tasks: Mapping[str, str] | None = None) -> None:
+    """Run samples on ``workers`` spawned processes with a per-sample timeout."""
+    from ..registry import TASKS
+
+    if not samples:
+        return
+    all_tasks = {**TASKS, **(tasks or {})}
+    ctx = mp.get_context("spawn")
+    pending = list(range(len(samples)))[::-1]  # pop() from the end = manifest order
+    count = max(1, min(workers, len(samples)))
+    spawned = 0
+    slots: list[_Slot] = []
+    try:
+        for _ in range(count):
+            slots.append(_Slot(ctx, config, all_tasks, spawned))
+            spawned += 1
+        for slot in slots:
+            if pending:
+                i = pending.pop()
+                slot.give(i, samples[i])
+        while any(s.job is not None for s in slots):
+            now = time.monotonic()
+            busy = [s for s in slots if s.job is not None]
+            wait_for = None
+            if timeout_s:
+                wait_for = max(0.0, min(s.started + timeout_s for s in busy) - now)
+            ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy], timeout=wait_for)
+            for k, slot in enumerate(list(slots)):
+                if slot.job is None:
+                    continue
+                index = slot.job
+                finished = False
+                if slot.conn in ready or slot.proc.sentinel in ready:
+                    try:
+                        if slot.conn.poll():
+                            got, result, seconds = slot.conn.recv()
+                            if got == index:
+                                on_result(index, result, {"seconds": round(seconds, 4),
+                                                          "worker": f"process-{slot.number}"})
+                                finished = True
+                    except (EOFError, OSError):
+                        pass
+                    if not finished and not slot.proc.is_alive():
+                        code = slot.proc.exitcode
+                        on_result(index, failure(samples[index], "worker_died",
+                                                 f"worker process died (exit code {code}) while grading"),
+                                  {"seconds": round(time.monotonic() - slot.started, 4),
+                                   "worker": f"process-{slot.number}"})
+                        slot.kill()
+                        slots[k] = slot = _Slot(ctx, config, all_tasks, spawned)
+                        spawned += 1
+                        finished = True
+                if not finished and timeout_s and time.monotonic() - slot.started >= timeout_s:
+                    slot.kill()
+                    on_result(index, failure(samples[index], "timeout",
+                                             f"grading took longer than {timeout_s:g} s; worker replaced"),
+                              {"seconds": round(time.monotonic() - slot.started, 4),
+                               "worker": f"process-{slot.number}"})
+                    slots[k] = slot = _Slot(ctx, config, all_tasks, spawned)
+                    spawned += 1
+                    finished = True
+                if finished:
+                    slot.job = None
+                    if pending:
+                        i = pending.pop()
+                        slot.give(i, samples[i])
+    finally:
+        for slot in slots:
+            if slot.job is not None:
+                slot.kill()
+            else:
+                slot.stop()
+
+
+# -- Ray ----------------------------------------------------------------------------------
+
+def _ray_grade(sample: dict[str, Any], config: Config, tasks: dict[str, str]) -> tuple[dict[str, Any], float]:
+    return timed_grade(sample, config=config, tasks=tasks)
+
+
+def run_ray(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config, workers: int,
+            timeout_s: float | None, address: str | None = None, tasks: Mapping[str, str] | None = None) -> None:
+    """Run samples as Ray tasks (one CPU each); a local instance with ``workers`` CPUs unless ``address``."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingDependencyError("the Ray executor needs Ray: pip install 'cvcheck[ray]'") from exc
+    from ..registry import TASKS
+
+    if not samples:
+        return
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False}
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=workers, **kwargs)
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=0)(_ray_grade)
+        cfg_ref = ray.put(config)
+        all_tasks = {**TASKS, **(tasks or {})}
+        window = max(1, int(ray.cluster_resources().get("CPU", workers)))
+        pending = list(range(len(samples)))[::-1]
+        inflight: dict[Any, tuple[int, float]] = {}
+        while pending or inflight:
+            while pending and len(inflight) < window:
+                i = pending.pop()
+                inflight[remote.remote(dict(samples[i]), cfg_ref, all_tasks)] = (i, time.monotonic())
+            wait_for = None
+            if timeout_s:
+                wait_for = max(0.0, min(t for _, t in inflight.values()) + timeout_s - time.monotonic())
+            done, _ = ray.wait(list(inflight), num_returns=1, timeout=wait_for)
+            for ref in done:
+                i, t0 = inflight.pop(ref)
+                timing = {"seconds": None, "worker": "ray"}
+                try:
+                    result, seconds = ray.get(ref)
+                    timing["seconds"] = round(seconds, 4)
+                except Exception as exc:  # noqa: BLE001 - a crashed task is an error result
+                    result = failure(samples[i], "ray_task_failed", f"{type(exc).__name__}: {exc}"[:2000])
+                on_result(i, result, timing)
+            if timeout_s:
+                now = time.monotonic()
+                for ref, (i, t0) in list(inflight.items()):
+                    if now - t0 >= timeout_s:
+                        ray.cancel(ref, force=True)
+                        inflight.pop(ref)
+                        on_result(i, failure(samples[i], "timeout", f"grading took longer than {timeout_s:g} s"),
+                                  {"seconds": round(now - t0, 4), "worker": "ray"})
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def run_executor(name: str, samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config,
+                 workers: int, timeout_s: float | None, address: str | None = None,
+                 tasks: Mapping[str, str] | None = None) -> None:
+    """Dispatch to the named executor."""
+    if name == "serial":
+        run_serial(samples, on_result, config=config, tasks=tasks)
+    elif name == "process":
+        run_processes(samples, on_result, config=config, workers=workers, timeout_s=timeout_s, tasks=tasks)
+    elif name == "ray":
+        run_ray(samples, on_result, config=config, workers=workers, timeout_s=timeout_s, address=address,
+                tasks=tasks)
+    else:
+        raise InputError(f"unknown executor {name!r}; choose from {', '.join(EXECUTORS)}")

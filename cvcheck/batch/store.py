@@ -1,0 +1,158 @@
+"""Results files: one JSON record per line, appended durably, read back tolerantly.
+
+A record is a :class:`~cvcheck.schema.Result` dictionary plus two envelope keys:
+``sample`` (the manifest entry it graded: paths, model, difficulty, metadata, so the
+report needs nothing else) and ``timing`` (seconds, worker; excluded when comparing
+runs). Lines are written whole with one ``write`` + ``fsync``; a torn last line (the
+writer was killed mid-write) is detected on reading and cut off before appending.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from ..errors import InputError
+from ..schema import Result
+
+TIMING_KEY = "timing"
+SAMPLE_KEY = "sample"
+
+
+def make_record(result: Result, sample: Mapping[str, Any] | None = None, *,
+                timing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON record of one graded sample."""
+    rec = result.to_dict()
+    if sample is not None:
+        rec[SAMPLE_KEY] = dict(sample)
+    if timing is not None:
+        rec[TIMING_KEY] = dict(timing)
+    return rec
+
+
+def comparable(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A record without its timing fields (what two runs of the same work must share)."""
+    return {k: v for k, v in record.items() if k != TIMING_KEY}
+
+
+@dataclass
+class ResultsFile:
+    """What :func:`read_records` found in a results file."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    good_bytes: int = 0          #: length of the valid prefix (everything before a torn tail)
+    torn_tail: bool = False      #: the last line was incomplete or not valid JSON
+    duplicates: list[str] = field(default_factory=list)
+
+    @property
+    def ids(self) -> set[str]:
+        return {str(r["id"]) for r in self.records}
+
+    def by_id(self) -> dict[str, dict[str, Any]]:
+        return {str(r["id"]): r for r in self.records}
+
+
+def read_records(path: str | os.PathLike, *, must_exist: bool = True) -> ResultsFile:
+    """Read a results JSONL file.
+
+    A bad *last* line (no newline or invalid JSON) is reported as ``torn_tail`` and
+    ignored; a bad line elsewhere raises :class:`InputError` with its line number.
+    Duplicate ids keep the first record and are listed in ``duplicates``.
+    """
+    p = Path(path)
+    if not p.exists():
+        if must_exist:
+            raise InputError(f"results file {p} does not exist")
+        return ResultsFile()
+    data = p.read_bytes()
+    out = ResultsFile()
+    seen: set[str] = set()
+    pos = 0
+    number = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        number += 1
+        last = end == -1 or end == len(data) - 1
+        chunk = data[pos:] if end == -1 else data[pos:end]
+        try:
+            rec = json.loads(chunk.decode("utf-8")) if chunk.strip() else None
+            if rec is not None and (not isinstance(rec, dict) or "id" not in rec):
+                raise ValueError("not a result record")
+        except (ValueError, UnicodeDecodeError) as exc:
+            if last:
+                out.torn_tail = True
+                break
+            raise InputError(f"{p}:{number}: corrupt results line ({exc})") from exc
+        if end == -1:  # complete JSON but no newline: the write was cut before its newline
+            out.torn_tail = True
+            break
+        pos = end + 1
+        out.good_bytes = pos
+        if rec is None:
+            continue
+        rid = str(rec["id"])
+        if rid in seen:
+            out.duplicates.append(rid)
+            continue
+        seen.add(rid)
+        out.records.append(rec)
+    return out
+
+
+def load_results(path: str | os.PathLike) -> list[Result]:
+    """The :class:`Result` objects of a results file (envelope keys dropped)."""
+    return [Result.from_dict(r) for r in read_records(path).records]
+
+
+class ResultWriter:
+    """Append records durably; on open, cut a torn tail left by a killed writer."""
+
+    def __init__(self, path: str | os.PathLike, *, fsync: bool = True):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        existing = read_records(self.path, must_exist=False)
+        self.existing = existing
+        self._fsync = fsync
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        if existing.torn_tail or os.fstat(self._fd).st_size != existing.good_bytes:
+            os.ftruncate(self._fd, existing.good_bytes)
+            os.fsync(self._fd)
+        os.lseek(self._fd, 0, os.SEEK_END)
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        line = (json.dumps(record, allow_nan=False, separators=(",", ":")) + "\n").encode("utf-8")
+        view = memoryview(line)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        if self._fsync:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> "ResultWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_records(path: str | os.PathLike, records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write a whole results file at once (labels files, tests)."""
+    p = Path(path)
+    if p.exists():
+        p.unlink()
+    with ResultWriter(p, fsync=False) as w:
+        for r in records:
+            w.write(r)
+    return p
+
+
+def iter_records(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
+    yield from read_records(path).records
