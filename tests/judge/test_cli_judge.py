@@ -95,3 +95,15 @@ def test_marvel_and_ggbench_cli_offline(tmp_path, capsys):
                  str(tmp_path / "outs.json"), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["vlm_t"]["rounded"] == 80.0 and s["vlm_i"]["rounded"] == 90.0
+
+
+def test_shipped_fixtures_grade_as_documented(capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "judge"
+    assert main(["judge", "arc", "--answers", str(root / "arc_recorded.jsonl"), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["overall"] == 0.25 and s["n_unparseable"] == 1 and s["cascade"]["grid_integrity"] == 1.0
+    assert main(["judge", "nav-last-mile", "--answers", str(root / "nav_last_mile_recorded.jsonl"), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["overall"] == 0.5 and s["metrics"]["success_score_3d"] == 0.5
