@@ -101,7 +101,8 @@ def _client(args: argparse.Namespace, config: Any) -> Any:
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     if args.api_key_env and not key:
         raise InputError(f"environment variable {args.api_key_env} is empty or unset")
-    cache = JudgeCache(":memory:") if args.no_cache else JudgeCache(args.cache or default_cache_path())
+    where = str(args.cache or default_cache_path())
+    cache = JudgeCache(":memory:") if args.no_cache or where.lower() == "off" else JudgeCache(where)
     return JudgeClient.from_config(jcfg, model=args.model, base_url=args.base_url, api_key=key, cache=cache)
 
 
@@ -187,8 +188,16 @@ def _run_mmvet(args: argparse.Namespace) -> int:
     if args.subset:
         raw = mmvet.load_json(args.subset, "subset")
         subset = set(raw if isinstance(raw, list) else raw.keys())
-    grades = mmvet.load_grades(args.grades) if args.grades else {}
     name = args.name or (Path(args.predictions).stem if args.predictions else "model")
+    hint = args.model or os.environ.get("CVCHECK_JUDGE_MODEL") or config.judge.model
+    previous = Path(args.out or ".") / mmvet_report.csv_names(name, hint, args.runs)[0] if hint else None
+    if args.grades:
+        grades = mmvet.load_grades(args.grades)
+    elif previous is not None and previous.is_file():  # the official grader resumes its grade file too
+        grades = mmvet.load_grades(previous)
+        print(f"resuming {previous}", file=sys.stderr)
+    else:
+        grades = {}
     client = None
     need = [k for k in data if (subset is None or k in subset) and len(grades.get(k, {}).get("score", [])) < args.runs]
     if need:

@@ -107,3 +107,15 @@ def test_shipped_fixtures_grade_as_documented(capsys):
     assert main(["judge", "nav-last-mile", "--answers", str(root / "nav_last_mile_recorded.jsonl"), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["overall"] == 0.5 and s["metrics"]["success_score_3d"] == 0.5
+
+
+def test_mmvet_cli_resumes_its_grade_file(server, tmp_path, capsys):
+    data, preds = _mmvet_files(tmp_path)
+    server.default = ("reply", "0.5")
+    args = ["judge", "mmvet", "--data", str(data), "--predictions", str(preds), "--base-url", server.base_url,
+            "--model", "gpt-4-0613", "--no-cache", "-o", str(tmp_path / "o")]
+    assert main(args + ["--runs", "1"]) == 0 and len(server.requests) == 4
+    grade = tmp_path / "o" / "llava_gpt-4-0613-grade-1runs.json"
+    (tmp_path / "o" / "llava_gpt-4-0613-grade-2runs.json").write_text(grade.read_text())
+    assert main(args + ["--runs", "2"]) == 0 and len(server.requests) == 8  # only run 2 was asked
+    assert "resuming" in capsys.readouterr().err
