@@ -102,6 +102,14 @@ def to_jsonable(value: Any) -> Any:
     raise TypeError(f"cannot serialise {type(value).__name__} into a result")
 
 
+def normalise(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    """A mapping as it will read back from JSON (C-speed path for plain data)."""
+    try:
+        return json.loads(json.dumps(mapping, allow_nan=False))
+    except (TypeError, ValueError):
+        return to_jsonable(dict(mapping))
+
+
 @dataclass(frozen=True)
 class Result:
     """One verdict (or failure) for one sample.
@@ -146,8 +154,8 @@ class Result:
         if self.status is Status.ERROR and self.error is None:
             raise ValueError("an error result needs error=ErrorInfo(code, message)")
         # Normalise to plain JSON values so equality holds across a JSON round trip.
-        object.__setattr__(self, "metrics", to_jsonable(dict(self.metrics)))
-        object.__setattr__(self, "details", to_jsonable(dict(self.details)))
+        object.__setattr__(self, "metrics", normalise(self.metrics))
+        object.__setattr__(self, "details", normalise(self.details))
         if self.overall is not None:
             object.__setattr__(self, "overall", float(self.overall))
 

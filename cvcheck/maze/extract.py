@@ -16,7 +16,7 @@ from ..vision import colors
 from ..vision.geometry import Box, cell_fractions, drawing_box
 from .lattice import MazeSpec, lattice_to_cell, shortest_path
 
-LOCATE_MAX_SIDE = 384  #: localisation runs on a copy at most this large
+LOCATE_MAX_SIDE = 256  #: localisation runs on a copy at most this large
 ECC_BELOW_IOU = 0.9    #: polish the alignment only when the wall IoU is below this
 
 

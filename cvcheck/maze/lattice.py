@@ -19,7 +19,9 @@ Examples
 from __future__ import annotations
 
 from collections import deque
+import copy
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -66,7 +68,7 @@ class MazeSpec:
         """Maze size in cells ``(rows, cols)``."""
         return (self.walls.shape[0] // 2, self.walls.shape[1] // 2)
 
-    @property
+    @cached_property
     def solution_body(self) -> frozenset[Cell]:
         """Solution lattice cells without the start and goal cells (the blue pixels)."""
         return frozenset(self.solution) - {self.start, self.goal}
@@ -85,7 +87,8 @@ class MazeSpec:
                     edges.append(((r // 2 - 1, c // 2), (r // 2, c // 2)))
         return edges
 
-    def to_dict(self) -> dict:
+    @cached_property
+    def _as_dict(self) -> dict:
         return {
             "rows": self.shape[0], "cols": self.shape[1],
             "lattice": ["".join("#" if w else "." for w in row) for row in self.walls],
@@ -93,6 +96,10 @@ class MazeSpec:
             "open_walls": [[list(a), list(b)] for a, b in self.open_walls()],
             "solution_cells": [list(lattice_to_cell(p)) for p in self.solution if p[0] % 2 and p[1] % 2],
         }
+
+    def to_dict(self) -> dict:
+        """The maze as a graph: lattice rows, start/goal cells, open walls, solution cells."""
+        return copy.deepcopy(self._as_dict)
 
 
 def cell_to_lattice(cell: Cell) -> Cell:

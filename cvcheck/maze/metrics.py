@@ -36,14 +36,16 @@ class Layout:
 
 
 def marker_offset(mask: np.ndarray, target: Cell, k: int, *, min_area: float) -> float | None:
-    """Distance (lattice cells) from the largest blob's centroid to the target cell's centre."""
-    count, _, stats, cents = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    if count <= 1:
+    """Distance (lattice cells) from the marker's centroid to the target cell's centre.
+
+    Specks are opened away first; a duplicated marker pulls the centroid off the
+    target, which is what a layout check should report. None when no marker is seen.
+    """
+    solid = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    m = cv2.moments(solid, binaryImage=True)
+    if m["m00"] < min_area:
         return None
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    if stats[best, cv2.CC_STAT_AREA] < min_area:
-        return None
-    cx, cy = cents[best]
+    cy, cx = m["m01"] / m["m00"], m["m10"] / m["m00"]
     return float(np.hypot(cy / k - (target[0] + 0.5), cx / k - (target[1] + 0.5)))
 
 
@@ -159,16 +161,19 @@ def path_loops(path: np.ndarray, k: int, *, min_area: float,
     if markers is not None and markers.any():
         grow = max(1, int(round(0.1 * k)))  # close the anti-aliased seam around a marker
         path = path | cv2.dilate(markers.astype(np.uint8), _disk(grow)).astype(bool)
-    # Background is 4-connected where the path is 8-connected: holes are the
-    # background components that do not touch the canvas border.
-    count, labels, stats, cents = cv2.connectedComponentsWithStats((~path).astype(np.uint8), connectivity=4)
-    h, w = path.shape
+    # Holes are the inner contours of the (8-connected) path mask.
+    contours, hierarchy = cv2.findContours(path.astype(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     loops = []
-    for i in range(1, count):
-        x, y, bw, bh, area = stats[i]
-        if x == 0 or y == 0 or x + bw == w or y + bh == h or area / float(k * k) <= min_area:
+    if hierarchy is None:
+        return loops
+    for contour, (_, _, _, parent) in zip(contours, hierarchy[0]):
+        if parent < 0:
             continue
-        loops.append((float(cents[i][1]) / k, float(cents[i][0]) / k, float(area) / (k * k)))
+        m = cv2.moments(contour)
+        area = abs(m["m00"]) / float(k * k)
+        if area <= min_area:
+            continue
+        loops.append((m["m01"] / m["m00"] / k, m["m10"] / m["m00"] / k, area))
     return loops
 
 
