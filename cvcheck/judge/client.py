@@ -141,7 +141,11 @@ class JudgeClient:
 
     def complete(self, request: JudgeRequest) -> JudgeReply:
         """Answer one request: cache first, then HTTP (unless offline). Never raises on I/O."""
-        key, fingerprint = request_key(self.model, request.messages, request.params, request.tag)
+        try:
+            key, fingerprint = request_key(self.model, request.messages, request.params, request.tag)
+        except (TypeError, ValueError, AttributeError) as exc:
+            return JudgeReply(None, self.model, "", "none", error=f"request is not JSON-serialisable: {exc}",
+                              error_code="bad_request")
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -88,6 +88,14 @@ def requests_for(item: Mapping[str, Any], *, templates: Mapping[str, str] | None
     t = {"text": ggbench_prompts.TEXT, "image": ggbench_prompts.IMAGE, "mid": ggbench_prompts.MID,
          **(templates or {})}
     params = {"temperature": 0.0}
+    try:
+        return _requests(item, t, params)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise InputError(f"a GGBench prompt template has a bad placeholder: {exc!r} "
+                         "(use {problem}, {reference_answer}, {model_answer}; double other braces)") from exc
+
+
+def _requests(item: Mapping[str, Any], t: Mapping[str, str], params: dict[str, Any]) -> dict[str, JudgeRequest | None]:
     out: dict[str, JudgeRequest | None] = {}
     problem, ref, ans = item.get("question"), item.get("text_answer"), item.get("output") or item.get("model_text")
     out["vlm_t"] = None if not (problem and ref and ans) else JudgeRequest(
@@ -237,6 +245,8 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: Judge
     head = dict(id=str(sample.get("id", "")), task="ggbench", pipeline="vlm", modality="image",
                 config_hash=cfg.section_hash("judge"))
     try:
+        if not isinstance(sample, Mapping):
+            raise InputError("a GGBench sample must be an object")
         needs_judge = not all(isinstance(sample.get(k), str) for k in ("judge_text", "judge_image", "judge_mid"))
         if client is None and needs_judge and any(requests_for(sample).values()):
             from .session import default_client

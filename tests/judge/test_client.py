@@ -171,3 +171,19 @@ def test_key_never_in_repr_and_config_from_env():
     assert "sk-env" not in repr(client) and "sk-env" not in repr(vars(client).get("model"))
     with pytest.raises(ConfigError):
         JudgeClient.from_config(JudgeConfig(), env={})
+
+
+def test_retry_after_header_forms():
+    import email.utils
+
+    from cvcheck.judge.client import _retry_after
+
+    assert _retry_after("3") == 3.0 and _retry_after("-1") == 0.0 and _retry_after(None) is None
+    assert _retry_after("soon") is None
+    future = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 <= _retry_after(future) <= 31
+
+
+def test_unserialisable_request_is_error_reply(make_client):
+    reply = make_client().complete(JudgeRequest(messages=[{"role": "user", "content": object()}]))
+    assert not reply.ok and reply.error_code == "bad_request"

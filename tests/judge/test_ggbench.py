@@ -103,3 +103,9 @@ def test_load_items_merges_dataset(tmp_path):
     items, unknown = load_items(tmp_path / "ds.json", tmp_path / "out.json")
     assert unknown == ["99"] and items[0]["question"] == "q1"
     assert items[0]["res_image"] == str((tmp_path / "img/1.png").resolve())
+
+
+def test_bad_template_is_clean_error():
+    item = {"id": 1, "question": "q", "text_answer": "a", "output": "o"}
+    with pytest.raises(InputError):
+        evaluate_item(item, client=None, templates={"text": "{problem} {oops}"})

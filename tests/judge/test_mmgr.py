@@ -183,3 +183,11 @@ def test_live_judge_on_video_sends_sampled_frames(server, make_client, tmp_path)
     assert r.modality == "video" and r.gate.failed == ("visual_realism=1",)
     content = server.requests[0]["payload"]["messages"][0]["content"]
     assert sum(p["type"] == "image_url" for p in content) == 4
+
+
+def test_malformed_geometry_is_error_not_traceback():
+    r = _grade("nav-3d", passing_answers("nav-3d"), geometry={"trajectory_3d": 5, "goal_3d": {"center": [0, 0, 0],
+                                                                                            "radius": 1}})
+    assert r.status is Status.ERROR and r.error.code == "bad_input"
+    r = _grade("nav-3d", passing_answers("nav-3d"), geometry={"trajectory_3d": [[0, 0, 0]], "goal_3d": {"x": 1}})
+    assert r.status is Status.ERROR
