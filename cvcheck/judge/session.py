@@ -48,7 +48,8 @@ def default_client(config: JudgeConfig) -> JudgeClient:
             if replay:
                 _CLIENTS[key] = replay_client(replay, model=os.environ.get("CVCHECK_JUDGE_MODEL") or config.model or None)
             else:
+                client = JudgeClient.from_config(config)  # raises first when no judge is configured
                 where = default_cache_path()
-                cache = None if str(where).lower() == "off" else JudgeCache(where)
-                _CLIENTS[key] = JudgeClient.from_config(config, cache=cache)
+                client.cache = None if str(where).lower() == "off" else JudgeCache(where)
+                _CLIENTS[key] = client
         return _CLIENTS[key]
