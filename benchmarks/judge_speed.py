@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.requests} requests, server latency {args.latency * 1000:.0f} ms, median of {args.reps}")
     with tempfile.TemporaryDirectory() as tmp:
         for conc in (1, 4, 8):
-            def cold() -> None:
+            def cold(conc: int = conc) -> None:
                 c = JudgeClient(model="bench", base_url=server.base_url, concurrency=conc, timeout_s=10,
                                 cache=JudgeCache(":memory:"))
                 assert all(r.ok for r in c.complete_many(reqs))

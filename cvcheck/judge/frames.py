@@ -23,7 +23,6 @@ def sample_video_frames(path: str | os.PathLike, n: int, *, max_side: int = 768)
     Two streaming passes (count, then pick), so memory stays at one frame.
     """
     import av
-    from PIL import Image
 
     if n < 1:
         raise MediaError(f"need at least one frame, got {n}")

@@ -27,12 +27,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import InputError
 from . import ggbench_prompts
 from .client import JudgeClient, JudgeRequest
 from .content import image_part, user_message
+
+if TYPE_CHECKING:
+    from ..schema import Result
 
 METRICS = ("vlm_t", "vlm_i_res", "vlm_i_mid")
 UPSTREAM = {"denominator": 1411, "missing": "min",
@@ -228,7 +231,7 @@ def load_items(dataset: str | Path, outputs: str | Path, *, dataset_root: str | 
     return items, unknown
 
 
-def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: JudgeClient | None = None) -> "Result":
+def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: JudgeClient | None = None) -> Result:
     """Registry grader for one GGBench item.
 
     Sample fields (upstream names): ``id``, ``question``, ``text_answer`` (reference

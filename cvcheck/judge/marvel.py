@@ -21,11 +21,14 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import InputError
 from .client import JudgeClient, JudgeRequest
 from .marvel_extract import extract_avr, extract_count, extract_option, is_refusal
+
+if TYPE_CHECKING:
+    from ..schema import Result
 
 QUESTIONS = ("avr", "fine", "coarse_0", "coarse_1", "coarse_2")
 GROUPS = {"group_coarse": ("coarse_0", "coarse_1", "coarse_2"),
@@ -232,7 +235,7 @@ def items_as_records(evals: Sequence[PuzzleEval]) -> list[dict[str, Any]]:
             for e in evals for i in e.items.values()]
 
 
-def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: JudgeClient | None = None) -> "Result":
+def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: JudgeClient | None = None) -> Result:
     """Registry grader for one MARVEL puzzle: ``overall`` = 1 when all five answers are right.
 
     Sample fields: the label fields (``id``, ``pattern``, ``task_configuration``,

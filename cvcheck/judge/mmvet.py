@@ -25,10 +25,13 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import InputError
 from .client import JudgeClient, JudgeRequest
+
+if TYPE_CHECKING:
+    from ..schema import Result
 
 PROMPT = """Compare the ground truth and prediction from AI models, to give a correctness score for the prediction. <AND> in the ground truth means it is totally right only when all elements in the ground truth are present in the prediction, and <OR> means it is totally right when any one element in the ground truth is present in the prediction. The correctness score is 0.0 (totally wrong), 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, or 1.0 (totally right). Just complete the last space of the correctness score.
 
@@ -168,7 +171,7 @@ def grade_all(client: JudgeClient, data: Mapping[str, Mapping[str, Any]], predic
     problems: list[str] = []
     for run in range(runs):
         todo = [k for k in ids if len(grades.get(k, {}).get("score", [])) <= run]
-        def work(k: str) -> RunGrade:
+        def work(k: str, run: int = run) -> RunGrade:
             row = data[k]
             return grade_run(client, row["question"], row["answer"], predictions[k], run=run)
         with ThreadPoolExecutor(max_workers=client.concurrency) as pool:
@@ -188,7 +191,7 @@ def grade_all(client: JudgeClient, data: Mapping[str, Mapping[str, Any]], predic
 
 
 def grade_sample(sample: Mapping[str, Any], *, config: Any = None,
-                 client: JudgeClient | None = None) -> "Result":
+                 client: JudgeClient | None = None) -> Result:
     """Registry grader for one MM-Vet sample; ``overall`` = mean score over runs (0..1).
 
     Sample fields: ``id``, ``question``, ``ground_truth``, ``prediction``, optional

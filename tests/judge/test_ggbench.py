@@ -10,7 +10,14 @@ from PIL import Image
 
 from cvcheck.errors import InputError
 from cvcheck.judge.ggbench import (
-    UPSTREAM, Part, aggregate, evaluate_item, grade_sample, load_items, parse_mid, parse_score,
+    UPSTREAM,
+    Part,
+    aggregate,
+    evaluate_item,
+    grade_sample,
+    load_items,
+    parse_mid,
+    parse_score,
 )
 from cvcheck.schema import Status
 

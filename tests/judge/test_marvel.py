@@ -8,7 +8,13 @@ import pytest
 
 from cvcheck.errors import InputError
 from cvcheck.judge.marvel import (
-    evaluate_all, grade_sample, items_as_records, label_version, load_labels, load_responses, score,
+    evaluate_all,
+    grade_sample,
+    items_as_records,
+    label_version,
+    load_labels,
+    load_responses,
+    score,
 )
 from cvcheck.judge.marvel_extract import extract_avr, extract_count, extract_option, is_refusal
 from cvcheck.schema import Result, Status

@@ -9,9 +9,23 @@ import pytest
 
 from cvcheck.errors import InputError
 from cvcheck.nav import (
-    absolute_trajectory_error, dtw_distance, final_distance_error, final_heading, geo_align,
-    heading_error, ndtw, normalize_distance, oracle_success, path_length, psnr,
-    relative_pose_error, resample_by_arclength, sdtw, spl, ssim, success,
+    absolute_trajectory_error,
+    dtw_distance,
+    final_distance_error,
+    final_heading,
+    geo_align,
+    heading_error,
+    ndtw,
+    normalize_distance,
+    oracle_success,
+    path_length,
+    psnr,
+    relative_pose_error,
+    resample_by_arclength,
+    sdtw,
+    spl,
+    ssim,
+    success,
 )
 
 L_PATH = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 0.0]])
