@@ -54,7 +54,11 @@ class JudgeCache:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            # autocommit; wait up to 30 s for another process's write; WAL lets readers and
+            # one writer share the file (batch workers in several processes).
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(_SCHEMA)
         except sqlite3.Error as exc:
             raise InputError(f"cannot open judge cache {self.path}: {exc}") from exc

@@ -18,6 +18,7 @@ import http.client
 import json
 import os
 import socket
+import sqlite3
 import threading
 import time
 import urllib.error
@@ -118,6 +119,7 @@ class JudgeClient:
         self._count_lock = threading.Lock()
         self.http_requests = 0  #: HTTP requests actually sent (retries included)
         self.used_keys: set[str] = set()  #: keys of every judgement answered (for --record)
+        self.cache_errors: list[str] = []  #: cache failures (the judgements still came back)
 
     def __repr__(self) -> str:  # the key is deliberately absent
         return f"JudgeClient(model={self.model!r}, base_url={self.base_url!r}, offline={self.offline})"
@@ -147,7 +149,7 @@ class JudgeClient:
             return JudgeReply(None, self.model, "", "none", error=f"request is not JSON-serialisable: {exc}",
                               error_code="bad_request")
         if self.cache is not None:
-            hit = self.cache.get(key)
+            hit = self._cache_call(self.cache.get, key)
             if hit is not None:
                 with self._count_lock:
                     self.used_keys.add(key)
@@ -158,8 +160,8 @@ class JudgeClient:
         with self._slots:
             reply = self._post_with_retries(request, key)
         if reply.ok and self.cache is not None:
-            self.cache.put(key, model=reply.model, reply=reply.text or "", request=fingerprint)
-            stored = self.cache.get(key)  # a concurrent twin may have stored first: agree with the cache
+            self._cache_call(self.cache.put, key, model=reply.model, reply=reply.text or "", request=fingerprint)
+            stored = self._cache_call(self.cache.get, key)  # a concurrent twin may have stored first: agree
             if stored is not None and (stored[0], stored[1]) != (reply.model, reply.text):
                 reply = JudgeReply(stored[1], stored[0], key, "cache", reply.attempts)
             with self._count_lock:
@@ -172,6 +174,15 @@ class JudgeClient:
             return [self.complete(r) for r in requests]
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             return list(pool.map(self.complete, requests))
+
+    def _cache_call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """A cache failure (disk full, file locked too long) costs the cache, not the judgement."""
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.Error as exc:
+            with self._count_lock:
+                self.cache_errors.append(f"{type(exc).__name__}: {exc}")
+            return None
 
     # -- HTTP -------------------------------------------------------------------------
     def _post_with_retries(self, request: JudgeRequest, key: str) -> JudgeReply:

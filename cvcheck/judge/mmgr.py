@@ -108,7 +108,9 @@ def build_request(spec: TaskSpec, sample: Mapping[str, Any], *, config: Config, 
     for key in _TEXT_FIELDS:
         if sample.get(key) is not None:
             val = sample[key]
-            parts.append(f"{key.replace('_', ' ').capitalize()}:\n"
+            note = " (rows top to bottom; 0 = empty cell)" if key in ("puzzle", "solution") and \
+                isinstance(val, list) else ""
+            parts.append(f"{key.replace('_', ' ').capitalize()}{note}:\n"
                          + (val if isinstance(val, str) else json.dumps(val)))
     refs = sample.get("references") or {}
     if not isinstance(refs, Mapping):

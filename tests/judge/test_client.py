@@ -187,3 +187,33 @@ def test_retry_after_header_forms():
 def test_unserialisable_request_is_error_reply(make_client):
     reply = make_client().complete(JudgeRequest(messages=[{"role": "user", "content": object()}]))
     assert not reply.ok and reply.error_code == "bad_request"
+
+
+def _put_many(path: str, start: int) -> None:
+    cache = JudgeCache(path)
+    for i in range(start, start + 40):
+        cache.put(f"k{i}", model="m", reply=str(i), request={})
+
+
+def test_cache_shared_by_processes(tmp_path):
+    import multiprocessing as mp
+
+    path = str(tmp_path / "shared.sqlite")
+    JudgeCache(path)
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_put_many, args=(path, s)) for s in (0, 20)]  # overlapping keys
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(30)
+    assert [p.exitcode for p in procs] == [0, 0]
+    cache = JudgeCache(path)
+    assert len(cache) == 60 and cache.get("k25") == ("m", "25")
+
+
+def test_broken_cache_costs_the_cache_not_the_judgement(server, make_client):
+    cache = JudgeCache(":memory:")
+    cache.close()  # every cache call now fails
+    client = make_client(cache=cache)
+    reply = client.complete(_req())
+    assert reply.ok and client.cache_errors
