@@ -60,21 +60,25 @@ def spl(success: Any, shortest_length: Any, path_length: Any) -> np.ndarray | fl
 
 
 def dtw_distance(query: Any, reference: Any) -> float:
-    """Dynamic-time-warping distance with Euclidean costs (anti-diagonal vectorised)."""
+    """Dynamic-time-warping distance with Euclidean costs.
+
+    Row by row with numpy: within a row ``D[j] = c[j] + min(a[j], D[j-1])`` where ``a``
+    comes from the previous row, so ``D = S + cummin(a' - S)`` with ``S`` the row's
+    prefix sums and ``a' = c + a`` (one cumulative minimum per row, no inner loop).
+    """
     q = as_trajectory(query, name="query")
     r = as_trajectory(reference, name="reference")
     if q.shape[1] != r.shape[1]:
         raise InputError(f"query is {q.shape[1]}-D but reference is {r.shape[1]}-D")
     cost = np.linalg.norm(q[:, None, :] - r[None, :, :], axis=2)
-    n, m = cost.shape
-    acc = np.full((n + 1, m + 1), np.inf)
-    acc[0, 0] = 0.0
-    for k in range(2, n + m + 1):  # cells (i, j) with i + j = k, 1-based
-        i = np.arange(max(1, k - m), min(n, k - 1) + 1)
-        j = k - i
-        best = np.minimum(np.minimum(acc[i - 1, j], acc[i, j - 1]), acc[i - 1, j - 1])
-        acc[i, j] = cost[i - 1, j - 1] + best
-    return float(acc[n, m])
+    prev = np.full(cost.shape[1] + 1, np.inf)
+    prev[0] = 0.0
+    for row in cost:
+        entry = row + np.minimum(prev[:-1], prev[1:])  # from the diagonal or from above
+        prefix = np.cumsum(row)
+        cur = prefix + np.minimum.accumulate(entry - prefix)  # or from the left, any run length
+        prev = np.concatenate(([np.inf], cur))
+    return float(max(prev[-1], 0.0))
 
 
 def ndtw(query: Any, reference: Any, *, threshold: float = 3.0) -> float:

@@ -52,8 +52,8 @@ def test_spl_hand_values_and_vectorised():
 
 def test_dtw_ndtw_sdtw_hand_values():
     ref = [[0, 0], [1, 0], [2, 0]]
-    assert dtw_distance([[0, 0], [2, 0]], ref) == 1.0
-    assert dtw_distance(ref, ref) == 0.0
+    assert dtw_distance([[0, 0], [2, 0]], ref) == pytest.approx(1.0)
+    assert dtw_distance(ref, ref) == pytest.approx(0.0, abs=1e-12)
     assert ndtw([[0, 0], [2, 0]], ref, threshold=1.0) == pytest.approx(math.exp(-1 / 3))
     assert sdtw([[0, 0], [2, 0]], ref, threshold=1.0) == pytest.approx(math.exp(-1 / 3))
     assert sdtw([[0, 0], [0.5, 0]], ref, threshold=1.0) == 0.0  # ends 1.5 m from the goal
