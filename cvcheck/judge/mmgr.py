@@ -44,7 +44,7 @@ from ..schema import Gate, Result, Status, error_result
 from .client import JudgeClient, JudgeRequest
 from .content import image_part, user_message
 from .frames import is_video, sample_video_frames
-from .mmgr_spec import SPECS, Metric, TaskSpec
+from .mmgr_spec import SPECS, Metric, TaskSpec, rubric_fingerprint
 from .parse import parse_binary, parse_fraction, parse_labelled
 
 _TEXT_FIELDS = ("context", "problem", "ground_truth", "prompt", "instruction", "physics_focus",
@@ -130,7 +130,7 @@ def build_request(spec: TaskSpec, sample: Mapping[str, Any], *, config: Config, 
     lines = []
     for m in metrics:
         how = "a number from 0 to 1" if m.kind == "fraction" else "yes or no"
-        lines.append(f"- {m.name} ({how}): {m.question}")
+        lines.append(f"- {m.name} ({how}): {m.ask(modality)}")
     parts.append("Questions:\n" + "\n".join(lines) + "\n\nReply with exactly one line per question, "
                  "`name: answer`, using the names above, then one line `justification: <one sentence>`.")
     return JudgeRequest(messages=[user_message(*parts)],
@@ -198,7 +198,7 @@ def grade(spec: TaskSpec, sample: Mapping[str, Any], *, config: Config,
         return error_result(exc=exc, **head)
     except (ValueError, TypeError, KeyError, IndexError) as exc:  # malformed sample fields
         return error_result(exc=InputError(f"malformed {spec.task} sample: {type(exc).__name__}: {exc}"), **head)
-    details = {**details, "judge": judge, "metric_sources": {k: ("geometry" if k in geo_values else "judge")
+    details = {**details, "judge": judge, "rubric": rubric_fingerprint(spec), "metric_sources": {k: ("geometry" if k in geo_values else "judge")
                                                               for k in values}}
     checks = gate_checks(spec, values, modality=modality)
     metrics = {**values, **diagnostics(spec, values)}

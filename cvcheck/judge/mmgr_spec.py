@@ -21,6 +21,10 @@ class Metric:
     kind: str = "binary"            #: "binary" (0/1) or "fraction" ([0, 1])
     video_only: bool = False        #: N/A for images (e.g. Action Reflection)
     geometric: bool = False         #: may be computed from trajectories instead of judged
+    video_question: str = ""        #: the video variant of ``question`` (default: the same)
+
+    def ask(self, modality: str) -> str:
+        return self.video_question if modality == "video" and self.video_question else self.question
 
 
 @dataclass(frozen=True)
@@ -47,16 +51,20 @@ _AR = "Does the video show explicit exploration or self-correction (backtracking
 MAZE = TaskSpec("maze-vlm", "T1 Maze (VLM)",
     "You grade a generated solution to a maze: black walls, white corridors, a green start square and a red goal square; the solution is drawn in blue (image) or the green square moves (video).",
     (
-        _m("maze_changed", "Is the maze altered compared with the reference: any wall added, removed or moved, or the red goal moved, in any frame?", 0),
-        _m("cross_wall", "Does the blue path (image) or the green square (video, in any frame) touch or cross a black wall?", 0),
-        _m("target_achievement", "Image: does one continuous blue path connect the green start to the red goal? Video: does the green square reach the red goal and stop on it at the end?", 1),
+        _m("maze_changed", "Does the maze differ from the reference: any wall added, removed or moved, or the red goal moved?", 0,
+           video_question="In any frame, is the maze altered: any wall added, removed or moved, or the red goal moved?"),
+        _m("cross_wall", "Does the blue path touch or cross a black wall anywhere?", 0,
+           video_question="In any frame, or between consecutive frames, does the green square touch or cross a black wall?"),
+        _m("target_achievement", "Does one continuous blue path connect the green start to the red goal?", 1,
+           video_question="Does the green square reach the red goal and stay on it at the end of the video (passing through and leaving does not count)?"),
         _m("action_reflection", _AR, None, video_only=True),
     ))
 
 SUDOKU = TaskSpec("sudoku-vlm", "T2 Sudoku (VLM)",
     "You grade a generated Sudoku solution against the puzzle's given clues and its ground-truth solved grid.",
     (
-        _m("clues_changed", "Is any pre-filled clue modified, removed or displaced (in any frame for a video)?", 0),
+        _m("clues_changed", "Is any pre-filled clue modified, removed or displaced?", 0,
+           video_question="In any frame, is any pre-filled clue modified, removed or displaced?"),
         _m("constraint_violation", "In the final grid, what fraction (0 to 1) of the row, column and box constraints is violated? Answer 0 when every constraint holds.", 0, kind="fraction"),
         _m("completion_accuracy", "What fraction (0 to 1) of the originally empty cells is filled with the ground-truth digit in the final grid?", 1, kind="fraction"),
         _m("action_reflection", "Does the video correct earlier entries (reflection), rather than filling all cells at once?", None, video_only=True),
@@ -117,6 +125,15 @@ _PHYSICS = (
 _PHYS_ROLE = "You are a physics-aware video analysis expert grading a generated video against its prompt."
 PHYSICS_CONCEPTS = TaskSpec("physics-concepts", "T9 Physical Concepts", _PHYS_ROLE, _PHYSICS, video_only=True)
 PHYSICS_SPORTS = TaskSpec("physics-sports", "T10 Sports", _PHYS_ROLE, _PHYSICS, video_only=True)
+
+def rubric_fingerprint(spec: TaskSpec) -> str:
+    """A short hash of a task's role and questions (recorded with every judged result)."""
+    import hashlib
+    import json
+
+    blob = json.dumps([spec.role, [(m.name, m.question, m.video_question, m.kind) for m in spec.metrics]])
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
 
 SPECS: dict[str, TaskSpec] = {s.task: s for s in (
     MAZE, SUDOKU, ARC, MATH, NAV_LAST_MILE, NAV_TOP_DOWN, NAV_3D, NAV_SLAG, PHYSICS_CONCEPTS, PHYSICS_SPORTS)}

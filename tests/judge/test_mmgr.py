@@ -191,3 +191,12 @@ def test_malformed_geometry_is_error_not_traceback():
     assert r.status is Status.ERROR and r.error.code == "bad_input"
     r = _grade("nav-3d", passing_answers("nav-3d"), geometry={"trajectory_3d": [[0, 0, 0]], "goal_3d": {"x": 1}})
     assert r.status is Status.ERROR
+
+
+def test_questions_follow_modality():
+    from cvcheck.judge.mmgr_spec import MAZE
+
+    ta = {m.name: m for m in MAZE.metrics}["target_achievement"]
+    assert "blue path" in ta.ask("image") and "stay on it" in ta.ask("video")
+    r = _grade("maze-vlm", passing_answers("maze-vlm"), "image")
+    assert len(r.details["rubric"]) == 12
