@@ -86,6 +86,7 @@ def test_connection_refused_is_an_error_reply():
                          backoff_s=0.0)
     reply = client.complete(_req())
     assert not reply.ok and reply.error_code in {"connection_error", "timeout"}
+    assert client.http_requests == 2  # connection errors are retried
 
 
 def test_images_are_sent_as_data_urls_and_keyed_by_hash(server, make_client):
