@@ -19,10 +19,11 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Mapping, Sequence
 
 from ..config import Config
-from ..errors import InputError, MissingDependencyError
+from ..errors import CvcheckError, InputError, MissingDependencyError
 from ..schema import ErrorInfo, Result, Status
 from .worker import guess_modality, timed_grade
 
+READY = "ready"
 OnResult = Callable[[int, dict[str, Any], dict[str, Any]], None]
 EXECUTORS = ("process", "serial", "ray")
 
@@ -52,6 +53,11 @@ def run_serial(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, con
 
 def _worker_main(conn: Connection, config: Config, tasks: Mapping[str, str]) -> None:
     try:
+        from .worker import install_reference_cache, register_tasks
+
+        install_reference_cache()
+        register_tasks(tasks)
+        conn.send(READY)
         while True:
             msg = conn.recv()
             if msg is None:
@@ -74,8 +80,25 @@ class _Slot:
         self.number = number
         self.job: int | None = None
         self.started = 0.0
+        self.ready = False
+
+    def await_ready(self, timeout_s: float = 120.0) -> None:
+        """Wait for the worker's start-up handshake; a worker that cannot start aborts the run."""
+        if self.conn.poll(timeout_s):
+            try:
+                if self.conn.recv() == READY:
+                    self.ready = True
+                    return
+            except (EOFError, OSError):
+                pass
+        self.kill()
+        raise CvcheckError(f"a grading worker process could not start (exit code {self.proc.exitcode}); "
+                           "no result was written for it. If you run cvcheck from a script, guard it with "
+                           "`if __name__ == '__main__':`")
 
     def give(self, index: int, sample: Mapping[str, Any]) -> None:
+        if not self.ready:
+            self.await_ready()
         self.job, self.started = index, time.monotonic()
         self.conn.send((index, dict(sample)))
 

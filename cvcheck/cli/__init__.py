@@ -13,6 +13,11 @@ import sys
 #: command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "maze": ("cvcheck.cli.maze", "grade a maze answer image or video against its reference solution"),
+    "run": ("cvcheck.cli.run", "grade every sample of a manifest into a results JSONL (resumable)"),
+    "validate": ("cvcheck.cli.validate", "check a manifest: fields, tasks, duplicate ids, paths, missing files"),
+    "report": ("cvcheck.cli.report", "write an HTML report (tables, charts, failure gallery) and CSV/markdown"),
+    "audit": ("cvcheck.cli.audit", "agreement between two result sets (pixel vs judge, verifier vs labels)"),
+    "demo": ("cvcheck.cli.demo", "generate a labelled corpus, score it, write the report and the audit"),
     "sudoku": ("cvcheck.cli.sudoku", "grade a Sudoku answer image or video against its puzzle and solution (OCR)"),
     "judge": ("cvcheck.cli.judge", "grade judged tasks (MMGR VLM gates, MM-Vet, MARVEL, GGBench) with a cached judge"),
 }

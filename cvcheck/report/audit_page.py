@@ -1,0 +1,100 @@
+"""The audit folder: ``audit.json``, ``audit.md`` and a self-contained ``index.html`` whose
+disagreeing samples link to their overlays (reused from a report folder when there)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from .html import Markup, join, page, table, tag
+from .overlays import render_record, safe_name, thumbnail_data_uri
+from .tables import pct
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def _metric_rows(ms: list[Any]) -> list[list[Any]]:
+    return [[m.metric, m.confusion.n, pct(m.confusion.agreement), _fmt(m.confusion.kappa), _fmt(m.confusion.phi),
+             m.confusion.n11, m.confusion.n10, m.confusion.n01, m.confusion.n00, len(m.disagree)] for m in ms]
+
+
+def _markdown(audit: Any) -> str:
+    a, b = audit.names
+    head = ["Metric", "n", "Agreement (%)", "Cohen's kappa", "phi", f"{a}=1 {b}=1", f"{a}=1 {b}=0",
+            f"{a}=0 {b}=1", f"{a}=0 {b}=0", "disagreeing"]
+
+    def md(rows: list[list[Any]]) -> str:
+        out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        return "\n".join(out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
+
+    parts = [f"# Audit: {a} vs {b}", "",
+             f"{audit.matched} matched ids; {len(audit.errors)} skipped (an error on either side); "
+             f"{len(audit.only_a)} only in {a}; {len(audit.only_b)} only in {b}.", "",
+             "## All tasks", "", md(_metric_rows(audit.metrics)), ""]
+    for task, ms in audit.by_task.items():
+        parts += [f"## {task}", "", md(_metric_rows(ms)), ""]
+    parts += ["## Disagreeing samples", ""]
+    parts += [f"- `{d.id}` ({d.task}, {d.model}): " + ", ".join(f"{k} {va}->{vb}" for k, (va, vb) in d.metrics.items())
+              for d in audit.disagreements]
+    return "\n".join(parts) + "\n"
+
+
+def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: Config, budget: list[int]) -> Any:
+    name = f"overlays/{safe_name(sid)}.png"
+    if reuse is not None and (reuse / name).is_file():
+        return tag("a", "overlay", href=os.path.relpath(reuse / name, out))
+    if budget[0] <= 0:
+        return "—"
+    record = audit.records_a.get(sid) if (audit.records_a.get(sid) or {}).get("sample") else audit.records_b.get(sid)
+    picture = render_record(record, config=config) if record else None
+    if picture is None:
+        return "—"
+    from ..media.write import save_image
+
+    budget[0] -= 1
+    save_image(out / name, picture)
+    return tag("a", Markup(f'<img src="{thumbnail_data_uri(picture, max_side=160)}" alt="overlay">'), href=name)
+
+
+def write_audit_folder(audit: Any, out_dir: str | os.PathLike, *, overlays_from: str | os.PathLike | None = None,
+                       max_overlays: int = 100, config: Config | None = None) -> Path:
+    """Write the audit folder; returns the path of its ``index.html``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = config or Config()
+    reuse = Path(overlays_from) if overlays_from else None
+    (out / "audit.json").write_text(json.dumps(audit.to_dict(), indent=1), encoding="utf-8")
+    (out / "audit.md").write_text(_markdown(audit), encoding="utf-8")
+    a, b = audit.names
+    head = ["Metric", "n", "Agreement (%)", "Cohen's κ", "φ", f"{a}=1 {b}=1", f"{a}=1 {b}=0", f"{a}=0 {b}=1",
+            f"{a}=0 {b}=0", "disagreeing"]
+    body: list[Any] = [tag("h1", f"Audit: {a} vs {b}"),
+                       tag("p", f"{audit.matched} matched ids; {len(audit.errors)} skipped (an error on either side); "
+                           f"{len(audit.only_a)} only in {a}; {len(audit.only_b)} only in {b}. Metrics reduced "
+                           "to 0/1: overall = pass/fail, constraint_violation > 0, completion_accuracy = 1.",
+                           class_="muted"),
+                       table(head, _metric_rows(audit.metrics), caption="All tasks")]
+    models = sorted({m for _, m in audit.overall_by_model})
+    tasks = sorted({t for t, _ in audit.overall_by_model})
+    if audit.overall_by_model:
+        rows = [[t, *(pct(audit.overall_by_model[(t, m)].agreement) if (t, m) in audit.overall_by_model else "—"
+                      for m in models)] for t in tasks]
+        body.append(table(["Task", *models], rows,
+                          caption="Agreement on the overall verdict (%) by task and model (MMGR Table 5 style)"))
+    for task, ms in audit.by_task.items():
+        body.append(table(head, _metric_rows(ms), caption=f"Task {task}"))
+    budget = [max_overlays]
+    rows = []
+    for d in audit.disagreements:
+        diffs = join([tag("div", f"{k}: {a}={va} {b}={vb}") for k, (va, vb) in d.metrics.items()])
+        rows.append([d.id, d.task, d.model or "—", diffs, _overlay_link(audit, d.id, out, reuse, cfg, budget)])
+    body.append(tag("h2", f"Disagreeing samples ({len(audit.disagreements)})"))
+    body.append(table(["id", "task", "model", "metric: values", "overlay"], rows, numeric_from=99))
+    index = out / "index.html"
+    index.write_text(page(f"Audit: {a} vs {b}", join(body)), encoding="utf-8")
+    return index

@@ -1,0 +1,57 @@
+"""CSV and markdown summaries of a results file (for papers and diffs)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Mapping, Sequence
+
+from .tables import metric_rows, pct, pivot, rates_by
+
+Record = Mapping[str, Any]
+CSV_KEYS = ("task", "model", "difficulty")
+
+
+def summary_csv(records: Sequence[Record], *, keys: Sequence[str] = CSV_KEYS) -> str:
+    """Long format: one row per (task, model, difficulty) with counts and the overall rate."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*keys, "samples", "verdicts", "passed", "overall_pct", "unparseable", "errors"])
+    for group, r in rates_by(records, keys).items():
+        w.writerow([*group, r.n, r.verdicts, r.passed, pct(r.rate) if r.rate is not None else "",
+                    r.unparseable, r.errors])
+    return buf.getvalue()
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    def cell(v: Any) -> str:
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def pivot_markdown(records: Sequence[Record], row_key: str, col_key: str = "task") -> str:
+    t = pivot(records, row_key, col_key)
+    rows = [[r, *(pct(t.cells[(r, c)].rate) if (r, c) in t.cells else "—" for c in t.cols),
+             pct(t.row_totals[r].rate)] for r in t.rows]
+    rows.append(["**All**", *(pct(t.col_totals[c].rate) for c in t.cols), pct(t.total.rate)])
+    return _md_table([row_key.capitalize(), *t.cols, "All"], rows)
+
+
+def summary_markdown(records: Sequence[Record], *, title: str) -> str:
+    """Overall (%) by model x task and difficulty x task, then fine-grained metrics per task."""
+    parts = [f"# {title}", "", f"{len(records)} results; overall = % of verdicts (ok + unparseable) "
+             "whose gated overall is 1; errors are excluded and counted apart.", ""]
+    parts += ["## Overall (%) by model", "", pivot_markdown(records, "model"), ""]
+    parts += ["## Overall (%) by difficulty", "", pivot_markdown(records, "difficulty"), ""]
+    for task in sorted({str(r.get("task")) for r in records}):
+        fine, _ = metric_rows([r for r in records if r.get("task") == task])
+        if not fine:
+            continue
+        parts += [f"## {task}: fine-grained metrics", "",
+                  _md_table(["Metric", "n", "Rate / mean (%)"],
+                            [[f"{m.name} {m.arrow}", m.n, pct(m.mean)] for m in fine]), ""]
+    return "\n".join(parts)

@@ -1,0 +1,233 @@
+"""Aggregate result records into the tables of a report (pure functions, no I/O).
+
+Rates follow MMGR: the primary score is the share of verdicts (``ok`` and
+``unparseable``; an unreadable output scores 0) whose gated overall is 1; ``error``
+results are not verdicts and are counted apart. Fine-grained binary metrics are
+reported as the share of verdicts where the metric is 1, fractional ones as means.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+Record = Mapping[str, Any]
+
+#: MMGR failure-mode metrics (lower is better); everything else reads higher-is-better
+LOWER_IS_BETTER = frozenset({
+    "maze_changed", "cross_wall", "reflection", "clues_changed", "constraint_violation",
+})
+#: fractional MMGR metrics shown with the binary ones
+FRACTIONS = frozenset({"constraint_violation", "completion_accuracy"})
+#: MMGR's fine-grained metric names (snake_case); other 0/1 integers are diagnostics (counts)
+MMGR_METRICS = frozenset({
+    "maze_changed", "cross_wall", "target_achievement", "reflection", "action_reflection", "clues_changed",
+    "constraint_violation", "completion_accuracy", "valid_solution", "pattern_recognition", "grid_integrity",
+    "color_accuracy", "final_correctness", "intermediate_correctness", "success_score_2d", "success_score_3d",
+    "oracle_success_score_2d", "oracle_success_score_3d", "trajectory_alignment", "object_semantic",
+    "agent_consistency", "spatial_alignment", "destination_integrity", "scene_consistency", "physics_accuracy",
+    "motion_quality", "visual_realism", "prompt_adherence", "physics_validness",
+    "success_2d_original_destination", "success_3d_original_destination",
+})
+NONE_LABEL = "(none)"
+
+
+def group_value(record: Record, key: str) -> str:
+    """``task``/``pipeline``/``modality``/``status`` from the result, else the sample field
+    (``model``, ``difficulty``, or ``metadata.NAME``)."""
+    if key in ("task", "pipeline", "modality", "status"):
+        return str(record.get(key))
+    sample = record.get("sample") or {}
+    if key.startswith("metadata."):
+        value = (sample.get("metadata") or {}).get(key.split(".", 1)[1])
+    else:
+        value = sample.get(key)
+    return NONE_LABEL if value is None or value == "" else str(value)
+
+
+def is_verdict(record: Record) -> bool:
+    return record.get("status") in ("ok", "unparseable")
+
+
+def passed(record: Record) -> bool:
+    return record.get("status") == "ok" and record.get("overall") == 1.0
+
+
+@dataclass
+class Rate:
+    """Counts behind one cell of a table."""
+
+    n: int = 0            #: records
+    verdicts: int = 0     #: ok + unparseable
+    passed: int = 0
+    unparseable: int = 0
+    errors: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.verdicts if self.verdicts else None
+
+    def add(self, record: Record) -> None:
+        self.n += 1
+        if is_verdict(record):
+            self.verdicts += 1
+            self.passed += passed(record)
+            self.unparseable += record.get("status") == "unparseable"
+        else:
+            self.errors += 1
+
+
+def rates_by(records: Iterable[Record], keys: Sequence[str]) -> dict[tuple[str, ...], Rate]:
+    """One :class:`Rate` per distinct combination of ``keys`` (sorted)."""
+    out: dict[tuple[str, ...], Rate] = defaultdict(Rate)
+    for r in records:
+        out[tuple(group_value(r, k) for k in keys)].add(r)
+    return dict(sorted(out.items()))
+
+
+@dataclass
+class Pivot:
+    """Rows x columns of rates (MMGR's model x task tables), with row/column totals."""
+
+    row_key: str
+    col_key: str
+    rows: list[str]
+    cols: list[str]
+    cells: dict[tuple[str, str], Rate]
+    row_totals: dict[str, Rate]
+    col_totals: dict[str, Rate]
+    total: Rate
+
+
+def pivot(records: Sequence[Record], row_key: str, col_key: str) -> Pivot:
+    cells: dict[tuple[str, str], Rate] = defaultdict(Rate)
+    row_totals: dict[str, Rate] = defaultdict(Rate)
+    col_totals: dict[str, Rate] = defaultdict(Rate)
+    total = Rate()
+    for r in records:
+        rv, cv = group_value(r, row_key), group_value(r, col_key)
+        cells[(rv, cv)].add(r)
+        row_totals[rv].add(r)
+        col_totals[cv].add(r)
+        total.add(r)
+    return Pivot(row_key, col_key, sorted(row_totals), sorted(col_totals), dict(cells), dict(row_totals),
+                 dict(col_totals), total)
+
+
+def _scalar(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value)):
+        return float(value)
+    return None
+
+
+@dataclass
+class MetricRow:
+    """One fine-grained metric of one task."""
+
+    name: str
+    n: int
+    mean: float
+    binary: bool
+    lower_is_better: bool
+    median: float | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def arrow(self) -> str:
+        return "↓" if self.lower_is_better else "↑"
+
+
+def metric_rows(records: Iterable[Record]) -> tuple[list[MetricRow], list[MetricRow]]:
+    """``(fine_grained, diagnostics)`` over the verdicts in ``records``.
+
+    Fine-grained: MMGR's metrics (:data:`MMGR_METRICS`) and true/false metrics; the
+    rest (IoUs, counts, timings) are diagnostics with median and range.
+    """
+    values: dict[str, list[float]] = defaultdict(list)
+    booleans: dict[str, bool] = {}
+    order: list[str] = []
+    for r in records:
+        if not is_verdict(r):
+            continue
+        for k, v in (r.get("metrics") or {}).items():
+            x = _scalar(v)
+            if x is None:
+                continue
+            if k not in values:
+                order.append(k)
+            values[k].append(x)
+            booleans[k] = booleans.get(k, True) and isinstance(v, bool)
+    fine, diag = [], []
+    for k in order:
+        xs = values[k]
+        binary = all(x in (0.0, 1.0) for x in xs)
+        row = MetricRow(k, len(xs), statistics.fmean(xs), binary, k in LOWER_IS_BETTER)
+        if k in MMGR_METRICS or (binary and booleans[k]):
+            fine.append(row)
+        else:
+            row.median, row.minimum, row.maximum = statistics.median(xs), min(xs), max(xs)
+            diag.append(row)
+    return fine, diag
+
+
+@dataclass
+class CascadeStep:
+    check: str
+    passed: int
+    cumulative: int
+
+
+@dataclass
+class Cascade:
+    """Gate checks in order: each one's pass count and the count passing it and all before."""
+
+    task: str
+    verdicts: int
+    steps: list[CascadeStep] = field(default_factory=list)
+    overall: int = 0
+
+
+def cascade(records: Iterable[Record], task: str) -> Cascade:
+    """MMGR's metric cascade for ``task`` from the ``gate`` of each verdict."""
+    rows = [r for r in records if r.get("task") == task and is_verdict(r) and r.get("gate")]
+    checks: list[str] = []
+    for r in rows:
+        for c in r["gate"]["required"]:
+            if c not in checks:
+                checks.append(c)
+    out = Cascade(task=task, verdicts=len(rows), overall=sum(passed(r) for r in rows))
+    alive = list(rows)
+    for c in checks:
+        ok = [r for r in rows if c in r["gate"]["required"] and c not in r["gate"]["failed"]]
+        alive = [r for r in alive if not (c in r["gate"]["failed"] or c not in r["gate"]["required"])]
+        out.steps.append(CascadeStep(check=c, passed=len(ok), cumulative=len(alive)))
+    return out
+
+
+def failed_checks(records: Iterable[Record]) -> dict[str, int]:
+    """How often each gate check failed among verdicts (most frequent first)."""
+    counts: dict[str, int] = defaultdict(int)
+    for r in records:
+        if is_verdict(r) and r.get("gate"):
+            for c in r["gate"]["failed"]:
+                counts[c] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def error_codes(records: Iterable[Record]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for r in records:
+        if r.get("status") == "error":
+            counts[str((r.get("error") or {}).get("code", "?"))] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def pct(value: float | None, digits: int = 2) -> str:
+    """MMGR's percent style: ``95.56``; an empty cell is ``—``."""
+    return "—" if value is None else f"{100 * value:.{digits}f}"
