@@ -205,7 +205,10 @@ def _run_mmvet(args: argparse.Namespace) -> int:
             raise InputError(f"{len(need)} sample(s) need grading: pass --predictions")
         client = _client(args, config)
         grades, problems = mmvet.grade_all(client, data, mmvet.load_predictions(args.predictions),
-                                           runs=args.runs, grades=grades, subset=subset)
+                                           runs=args.runs, grades=grades, subset=subset,
+                                           progress=_progress if sys.stderr.isatty() else None)
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
     else:
         problems = []
     judge_model = client.model if client else _grade_model(grades)
@@ -227,6 +230,10 @@ def _run_mmvet(args: argparse.Namespace) -> int:
              f"  wrote {out / grade_name}, {cap}, {integ}"]
     _print(scores.to_dict(), args, lines)
     return 0
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"\rgraded {done}/{total}", end="", file=sys.stderr, flush=True)
 
 
 def _grade_model(grades: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import InputError
 from .client import JudgeClient, JudgeRequest
@@ -155,12 +155,15 @@ def load_grades(path: str | Path) -> dict[str, dict[str, list]]:
 
 def grade_all(client: JudgeClient, data: Mapping[str, Mapping[str, Any]], predictions: Mapping[str, str], *,
               runs: int, grades: dict[str, dict[str, list]] | None = None,
-              subset: set[str] | None = None) -> tuple[dict[str, dict[str, list]], list[str]]:
+              subset: set[str] | None = None,
+              progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, dict[str, list]], list[str]]:
     """Fill (or resume) a grade file for ``runs`` runs; returns ``(grades, problems)``.
 
     Samples are graded concurrently within a run; runs are filled in order, so a
-    partial grade file resumes exactly where it stopped.
+    partial grade file resumes exactly where it stopped. ``progress(done, total)`` is
+    called after each graded sample-run (from worker threads).
     """
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     grades = {k: {kk: list(vv) for kk, vv in v.items()} for k, v in (grades or {}).items()}
@@ -169,11 +172,19 @@ def grade_all(client: JudgeClient, data: Mapping[str, Mapping[str, Any]], predic
     if missing:
         raise InputError(f"{len(missing)} sample(s) have no prediction, e.g. {missing[:5]}")
     problems: list[str] = []
+    total = sum(max(0, runs - len(grades.get(k, {}).get("score", []))) for k in ids)
+    done = [0]
+    lock = threading.Lock()
     for run in range(runs):
         todo = [k for k in ids if len(grades.get(k, {}).get("score", [])) <= run]
         def work(k: str, run: int = run) -> RunGrade:
             row = data[k]
-            return grade_run(client, row["question"], row["answer"], predictions[k], run=run)
+            g = grade_run(client, row["question"], row["answer"], predictions[k], run=run)
+            if progress is not None:
+                with lock:
+                    done[0] += 1
+                    progress(done[0], total)
+            return g
         with ThreadPoolExecutor(max_workers=client.concurrency) as pool:
             results = list(pool.map(work, todo))
         for k, g in zip(todo, results):

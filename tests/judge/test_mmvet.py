@@ -53,8 +53,10 @@ def test_grade_all_runs_resume_and_cache(server, make_client):
     preds = {k: "p" for k in data}
     server.default = ("reply", "0.5")
     client = make_client()
-    grades, problems = grade_all(client, data, preds, runs=2)
+    seen = []
+    grades, problems = grade_all(client, data, preds, runs=2, progress=lambda d, t: seen.append((d, t)))
     assert not problems and len(server.requests) == 6  # each run is its own judgement
+    assert sorted(seen) == [(i, 6) for i in range(1, 7)]
     assert grades["v1_0"] == {"model": ["judge-x"] * 2, "content": ["0.5"] * 2, "score": [0.5, 0.5]}
     again, _ = grade_all(make_client(cache=client.cache), data, preds, runs=2)
     assert again == grades and len(server.requests) == 6
