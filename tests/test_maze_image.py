@@ -120,3 +120,16 @@ def test_mazespec_validates_its_lattice():
         MazeSpec.from_lattice(np.ones((4, 5), bool), start=(0, 0), goal=(0, 1))
     with pytest.raises(InputError):
         MazeSpec.from_lattice(np.ones((5, 5), bool), start=(0, 0), goal=(9, 9))
+
+
+def test_maze_on_a_dark_canvas_is_trimmed_to_its_outer_wall(valid_case):
+    import cv2
+
+    from cvcheck.synth.maze_render import AnswerStyle, render_answer
+
+    spec = valid_case.spec
+    answer = render_answer(spec.walls, start=spec.start, goal=spec.goal, path=list(spec.solution),
+                           style=AnswerStyle(out_size=(600, 600), blur_sigma=0.7), rng=np.random.default_rng(0))
+    answer = cv2.copyMakeBorder(answer, 40, 25, 30, 60, cv2.BORDER_CONSTANT, value=(20, 20, 20))
+    r = verify_maze_image(answer, valid_case.reference)
+    assert r.overall == 1.0, r.details["notes"]

@@ -82,6 +82,37 @@ def _refine_box(image: np.ndarray, box: Box, step: int) -> Box:
     return (nt if nt >= 0 else t, nl if nl >= 0 else l, nb + 1 if nb >= 0 else b, nr + 1 if nr >= 0 else r)
 
 
+def fit_lattice_box(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, int]) -> Box:
+    """Trim a dark surround off a box (a maze drawn on a dark canvas).
+
+    The first and last mostly-open rows/columns inside the box are the maze's first
+    and last corridor rows; one lattice pitch outside them is the outer wall's edge.
+    A side is moved in only when the band it trims is uniformly dark and wider than a
+    tenth of a pitch, so a box that is already right (or an odd image) is left alone.
+    """
+    t, l, b, r = box
+    step = max(1, int(np.ceil(max(b - t, r - l) / 512)))
+    dark = colors.dark_mask(image[t:b:step, l:r:step])
+    row_dark, col_dark = dark.mean(axis=1), dark.mean(axis=0)
+    rows, cols = np.flatnonzero(row_dark < 0.9), np.flatnonzero(col_dark < 0.9)
+    if rows.size < 2 or cols.size < 2:
+        return box
+    pitch_r = (rows[-1] + 1 - rows[0]) / max(1, lattice_shape[0] - 2)
+    pitch_c = (cols[-1] + 1 - cols[0]) / max(1, lattice_shape[1] - 2)
+
+    def trim(profile: np.ndarray, lo: float, hi: float, pitch: float) -> tuple[int, int]:
+        lo_i, hi_i = int(round(lo)), int(round(hi))
+        least = max(2.0, 0.1 * pitch)
+        new_lo = lo_i if lo_i > least and profile[:max(1, lo_i)].min() > 0.95 else 0
+        n = profile.size
+        new_hi = hi_i if n - hi_i > least and profile[min(hi_i, n - 1):].min() > 0.95 else n
+        return new_lo, new_hi
+
+    top, bottom = trim(row_dark, rows[0] - pitch_r, rows[-1] + 1 + pitch_r, pitch_r)
+    left, right = trim(col_dark, cols[0] - pitch_c, cols[-1] + 1 + pitch_c, pitch_c)
+    return (t + top * step, l + left * step, min(b, t + bottom * step), min(r, l + right * step))
+
+
 def rectify(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, int], cell_px: int) -> np.ndarray:
     """Crop ``box`` and resample it onto a canvas of ``cell_px`` pixels per lattice cell."""
     t, l, b, r = box

@@ -110,9 +110,15 @@ def lattice_to_cell(p: Cell) -> Cell:
     return (int(p[0]) // 2, int(p[1]) // 2)
 
 
-def describe_lattice_cell(p: Cell) -> dict:
-    """Name a lattice pixel: a cell, the wall between two cells, or a wall post."""
+def describe_lattice_cell(p: Cell, shape: tuple[int, int] | None = None) -> dict:
+    """Name a lattice pixel: a cell, the wall between two cells, the outer wall, or a post.
+
+    ``shape`` (the lattice shape) lets border pixels be named as the outer wall.
+    """
     r, c = int(p[0]), int(p[1])
+    if shape is not None and (r in (0, shape[0] - 1) or c in (0, shape[1] - 1)):
+        return {"kind": "outer_wall", "next_to": [min(max(r, 1), shape[0] - 2) // 2,
+                                                   min(max(c, 1), shape[1] - 2) // 2]}
     if r % 2 and c % 2:
         return {"kind": "cell", "cell": [r // 2, c // 2]}
     if r % 2:

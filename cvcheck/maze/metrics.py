@@ -80,9 +80,12 @@ def wall_crossing(path: np.ndarray, ref_walls: np.ndarray, k: int, *, erosion: f
     A wall cell is crossed when path pixels cover more than ``threshold`` of its
     eroded core: anti-aliased or wobbly edges that only touch a wall never reach
     the core; a path through the wall covers it across its whole thickness.
+    Specks smaller than 3x3 canvas pixels are opened away first.
     """
     e = max(1, int(round(erosion * k)))
     core = cv2.erode(ref_walls.astype(np.uint8), _disk(e)).astype(bool)
+    # drop isolated specks (noise, JPEG) so they cannot add up to a crossing
+    path = cv2.morphologyEx(path.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)).astype(bool)
     inside = path & core
     core_area = block_sum(core, k)
     hits = block_sum(inside, k)
@@ -177,6 +180,6 @@ def path_loops(path: np.ndarray, k: int, *, min_area: float,
     return loops
 
 
-def crossing_details(crossing: Crossing) -> list[dict]:
-    return [describe_lattice_cell(p) | {"lattice": list(p), "core_covered": round(share, 4)}
+def crossing_details(crossing: Crossing, shape: tuple[int, int]) -> list[dict]:
+    return [describe_lattice_cell(p, shape) | {"lattice": list(p), "core_covered": round(share, 4)}
             for p, share in crossing.crossed]

@@ -17,7 +17,7 @@ from ..config import Config, MazeConfig
 from ..media.image import as_rgb
 from ..schema import Gate, Result, Status
 from ..vision import colors
-from .extract import locate_maze, parse_reference, rectify, refine_alignment
+from .extract import fit_lattice_box, locate_maze, parse_reference, rectify, refine_alignment
 from .lattice import MazeSpec, describe_lattice_cell, lattice_to_cell, walk_order
 from .metrics import (Crossing, Layout, PathMatch, crossing_details, layout_match, path_loops,
                       path_match, upscale_cells, wall_crossing)
@@ -61,7 +61,8 @@ def analyse_maze_image(answer: np.ndarray, spec: MazeSpec, *, config: MazeConfig
     if located is None:
         return "no maze walls found in the answer"
     k = config.canvas_cell_px
-    canvas = rectify(image, located.box, lattice_shape=spec.walls.shape, cell_px=k)
+    box = fit_lattice_box(image, located.box, lattice_shape=spec.walls.shape)
+    canvas = rectify(image, box, lattice_shape=spec.walls.shape, cell_px=k)
     ref_walls = upscale_cells(spec.walls, k)
     canvas, warp = refine_alignment(canvas, ref_walls)
     hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
@@ -77,7 +78,7 @@ def analyse_maze_image(answer: np.ndarray, spec: MazeSpec, *, config: MazeConfig
                              threshold=config.cross_wall_ratio)
     path, _ = path_match(path_mask, spec, k, config)
     loops = path_loops(colors.strong(hsv, path_mask), k, min_area=config.loop_min_area, markers=green | red)
-    return MazeImageAnalysis(spec=spec, canvas=canvas, k=k, box=located.box, aligned=warp is not None,
+    return MazeImageAnalysis(spec=spec, canvas=canvas, k=k, box=box, aligned=warp is not None,
                              path_mask=path_mask, layout=layout, crossing=crossing, path=path, loops=loops)
 
 
@@ -100,9 +101,9 @@ def _notes(a: MazeImageAnalysis, checks: dict[str, bool], cfg: MazeConfig) -> li
             parts.append(f"{name} marker missing" if off is None else f"{name} off by {off:.2f} cells")
         notes.append("layout: " + ", ".join(parts))
     for p, share in a.crossing.crossed[:5]:
-        d = describe_lattice_cell(p)
-        where = d.get("between") or d.get("cell") or d.get("corner_of")
-        notes.append(f"path crosses {d['kind']} {where} ({share:.0%} of its core)")
+        d = describe_lattice_cell(p, a.spec.walls.shape)
+        where = d.get("between") or d.get("cell") or d.get("corner_of") or d.get("next_to")
+        notes.append(f"path crosses {d['kind'].replace('_', ' ')} {where} ({share:.0%} of its core)")
     if not checks["target_achievement"]:
         notes.append(f"target achievement {a.path.target_achievement:.3f} (needs > {cfg.target_achievement_min})"
                      + ("" if a.path.connected else ", path does not connect start and goal"))
@@ -143,7 +144,7 @@ def result_from_analysis(a: MazeImageAnalysis, *, id: str, cfg: MazeConfig, conf
         "path_cells": [list(p) for p in walk_order(a.path.cells | {a.spec.start}, a.spec.start)],
         "path_maze_cells": [list(lattice_to_cell(p)) for p in
                             walk_order(a.path.cells | {a.spec.start}, a.spec.start) if p[0] % 2 and p[1] % 2],
-        "crossings": crossing_details(a.crossing),
+        "crossings": crossing_details(a.crossing, a.spec.walls.shape),
         "missed_cells": [list(p) for p in sorted(solution - a.path.cells)],
         "extra_cells": [list(p) for p in sorted(a.path.cells - solution)],
         "loops": [{"row": round(r, 2), "col": round(c, 2), "area": round(s, 3)} for r, c, s in a.loops],

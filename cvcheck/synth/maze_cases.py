@@ -295,7 +295,12 @@ def random_style(spec: MazeSpec, rng: np.random.Generator, *, defect: str) -> An
     out_side = int(rng.integers(max(256, min_px * lattice), 1025))
     aspect = 1.0 + rng.uniform(-0.03, 0.03)
     pad = tuple(float(v) for v in (rng.uniform(0, 0.12, 4) if rng.random() < 0.6 else np.zeros(4)))
-    bg = palette["floor"] if rng.random() < 0.5 else tuple(int(v) for v in rng.integers(200, 256, 3))
+    roll = rng.random()
+    if roll < 0.1:  # maze drawn on a dark canvas
+        bg = tuple(int(v) for v in rng.integers(0, 40, 3))
+        pad = tuple(float(v) for v in rng.uniform(0.03, 0.12, 4))
+    else:
+        bg = palette["floor"] if roll < 0.55 else tuple(int(v) for v in rng.integers(200, 256, 3))
     blur = float(rng.uniform(0.4, 1.3)) if rng.random() < 0.4 else 0.0
     jpeg = int(rng.integers(40, 91)) if rng.random() < 0.4 else None
     interp = [0, 1, 2, 3][int(rng.integers(4))]

@@ -1,0 +1,229 @@
+"""Per-frame analysis of a maze video on a small rectified canvas.
+
+Every frame is cropped to the maze (located once, re-located only when the layout
+suddenly stops matching) and resampled to ``k`` pixels per lattice cell; all work
+after that is on the canvas (a few hundred pixels a side), so the per-frame cost
+stays a fraction of decoding.
+
+Positions are *lattice coordinates*: lattice cell ``(i, j)`` spans ``[i, i+1) x
+[j, j+1)``, so maze cell ``(r, c)`` has its centre at ``(2r+1.5, 2c+1.5)``. For the
+thin-line style the maze box spans ``rows x cols`` cells whose boundary lines sit
+at the centres of the wall lattice cells (``L = 2u + 0.5`` with ``u`` in cells), so
+both styles share the lattice geometry of :class:`~cvcheck.maze.lattice.MazeSpec`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..config import MazeConfig
+from ..vision import colors
+from ..vision.geometry import Box, largest_component_box
+from .extract import locate_maze, rectify, refine_alignment
+from .lattice import MazeSpec
+from .metrics import _disk, upscale_cells
+from .style import StyleProfile, hue_mask
+
+MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
+RELOCATE_EVERY = 12  #: frames between attempts to re-locate a maze that stopped matching
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A coloured object in one frame (lattice coordinates)."""
+
+    row: float
+    col: float
+    area: float           #: lattice cells^2
+    overlap: float = 0.0  #: share of its pixels inside eroded wall cores (lattice style)
+
+
+@dataclass(frozen=True)
+class FrameObs:
+    """What one frame shows."""
+
+    index: int                      #: analysed frame number (0-based, after stride)
+    iou: float                      #: wall layout IoU against the reference
+    agents: tuple[Blob, ...]        #: agent-coloured objects
+    goal: Blob | None               #: the largest goal-coloured object
+    located: bool = True
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = np.count_nonzero(a | b)
+    return float(np.count_nonzero(a & b) / union) if union else 0.0
+
+
+def locate_lines(image: np.ndarray) -> Box | None:
+    """Bounding box of a thin-line maze: the largest connected dark structure at full resolution."""
+    dark = colors.dark_mask(image).astype(np.uint8)
+    dark = cv2.dilate(dark, np.ones((3, 3), np.uint8))
+    box = largest_component_box(dark, min_area=max(16, int(0.002 * dark.size)))
+    if box is None:
+        return None
+    t, l, b, r = box
+    if b - t < 12 or r - l < 12:
+        return None
+    return (t + 1, l + 1, b - 1, r - 1)  # undo the dilation
+
+
+class FrameAnalyser:
+    """Turns frames into :class:`FrameObs` for one reference maze and style.
+
+    Parameters
+    ----------
+    spec : MazeSpec
+    style : StyleProfile
+    config : MazeConfig
+        ``video_canvas_cell_px`` (canvas pixels per lattice cell), ``video_wall_erosion``.
+    """
+
+    def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig) -> None:
+        self.spec, self.style, self.cfg = spec, style, config
+        self.k = k = int(config.video_canvas_cell_px)
+        rows, cols = spec.shape
+        self.lines = style.walls == "lines"
+        self.grid = (2 * rows, 2 * cols) if self.lines else spec.walls.shape
+        self.offset = 0.5 if self.lines else 0.0
+        self.box: Box | None = None
+        self.warp: np.ndarray | None = None
+        self.relocations = 0
+        self._last_relocate = -RELOCATE_EVERY
+        if self.lines:
+            self._init_slots()
+            self.core = None
+        else:
+            self.ref_px = upscale_cells(spec.walls, k)
+            e = max(1, int(round(config.video_wall_erosion * k)))
+            self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)).astype(bool)
+        self.agent_min_px = max(2.0, style.agent_min_area * k * k)
+        self.goal_min_px = max(2.0, style.goal_min_area * k * k)
+
+    # -- geometry ----------------------------------------------------------------------------
+    def locate(self, frame: np.ndarray) -> bool:
+        """Find the maze in ``frame`` (and polish the alignment); False when there is none."""
+        if self.lines:
+            box = locate_lines(frame)
+        else:
+            located = locate_maze(frame)
+            box = located.box if located is not None else None
+        if box is None:
+            return False
+        self.box, self.warp = box, None
+        if not self.lines:
+            canvas = rectify(frame, box, lattice_shape=self.grid, cell_px=self.k)
+            _, self.warp = refine_alignment(canvas, self.ref_px)
+        return True
+
+    def canvas(self, frame: np.ndarray) -> np.ndarray:
+        """The maze region of ``frame`` at ``k`` pixels per lattice cell (RGB uint8)."""
+        assert self.box is not None
+        canvas = rectify(frame, self.box, lattice_shape=self.grid, cell_px=self.k)
+        if self.warp is not None:
+            h, w = canvas.shape[:2]
+            canvas = cv2.warpAffine(canvas, self.warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        return canvas
+
+    # -- per frame ---------------------------------------------------------------------------
+    def analyse(self, frame: np.ndarray, index: int) -> tuple[FrameObs, np.ndarray]:
+        canvas = self.canvas(frame)
+        hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
+        iou = self._layout(canvas, hsv)
+        if iou <= self.cfg.layout_iou_min and index - self._last_relocate >= RELOCATE_EVERY:
+            self._last_relocate = index
+            old = (self.box, self.warp)
+            if self.locate(frame):
+                new_canvas = self.canvas(frame)
+                new_hsv = cv2.cvtColor(new_canvas, cv2.COLOR_RGB2HSV)
+                new_iou = self._layout(new_canvas, new_hsv)
+                if new_iou > iou + 0.05:
+                    canvas, hsv, iou = new_canvas, new_hsv, new_iou
+                    self.relocations += 1
+                else:
+                    self.box, self.warp = old
+            else:
+                self.box, self.warp = old
+        st = self.style
+        agent = hue_mask(hsv, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
+        goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
+        agents = self._blobs(agent, self.agent_min_px, with_overlap=True)
+        goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
+        best_goal = max(goals, key=lambda b: b.area) if goals else None
+        return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal), canvas
+
+    def _layout(self, canvas: np.ndarray, hsv: np.ndarray) -> float:
+        if not self.lines:
+            return _iou(colors.dark_mask(canvas), self.ref_px)
+        est_v, est_h = self.read_slots(hsv)
+        inter = np.count_nonzero(est_v & self.ref_v) + np.count_nonzero(est_h & self.ref_h)
+        union = np.count_nonzero(est_v | self.ref_v) + np.count_nonzero(est_h | self.ref_h)
+        return float(inter / union) if union else 0.0
+
+    def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool) -> list[Blob]:
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if count <= 1:
+            return []
+        areas = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+        keep = [i for i in range(1, count) if areas[i] >= 2]
+        inside = None
+        if with_overlap and self.core is not None and keep:
+            inside = np.bincount(labels[self.core], minlength=count)
+        k, off = float(self.k), self.offset
+        raw = [(float((cents[i][1] + 0.5) / k + off), float((cents[i][0] + 0.5) / k + off), areas[i],
+                float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
+        merged = _merge(raw)
+        return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
+
+    # -- thin-line walls ---------------------------------------------------------------------
+    def _init_slots(self) -> None:
+        rows, cols = self.spec.shape
+        k = self.k
+        w = self.spec.walls
+        self.ref_v = w[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
+        self.ref_h = w[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
+        d = max(1, k // 3)
+        self._offs = np.arange(-d, d + 1)
+        lo, hi = int(round(0.4 * k)), int(round(1.6 * k))
+        self._band = np.arange(lo, hi)                                  # central 60 % of a 2k cell side
+        self._lines_x = np.arange(cols + 1) * 2 * k                     # canvas columns of vertical lines
+        self._lines_y = np.arange(rows + 1) * 2 * k
+
+    def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which wall lines are drawn: boolean (rows, cols+1) vertical and (rows+1, cols) horizontal."""
+        rows, cols = self.spec.shape
+        k2 = 2 * self.k
+        value = hsv[:, :, 2].astype(np.float32)
+        dark = (255.0 - value) / 255.0
+        dark[hsv[:, :, 1] >= self.style.min_saturation] = 0.0  # coloured icons are not walls
+        h, w = dark.shape
+        xs = np.clip(self._lines_x[:, None] + self._offs[None, :], 0, w - 1)        # (cols+1, O)
+        ys = np.clip(self._lines_y[:, None] + self._offs[None, :], 0, h - 1)        # (rows+1, O)
+        rows_idx = (np.arange(rows)[:, None] * k2 + self._band[None, :]).clip(0, h - 1)  # (rows, B)
+        cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :]).clip(0, w - 1)  # (cols, B)
+        vs = dark[rows_idx][:, :, xs].mean(axis=1).max(axis=2)                     # (rows, cols+1)
+        hs = dark[ys][:, :, cols_idx].mean(axis=3).max(axis=1)                     # (rows+1, cols)
+        border = np.concatenate([vs[:, 0], vs[:, -1], hs[0, :], hs[-1, :]])
+        level = float(np.median(border))
+        if level < 0.08:
+            return np.zeros_like(vs, bool), np.zeros_like(hs, bool)
+        return vs > 0.45 * level, hs > 0.45 * level
+
+
+def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """Merge blobs closer than MERGE_RADIUS (a marker split by an occluder is one object)."""
+    out: list[list[float]] = []
+    for r, c, a, o in sorted(blobs, key=lambda b: -b[2]):
+        for m in out:
+            if abs(m[0] - r) <= MERGE_RADIUS and abs(m[1] - c) <= MERGE_RADIUS:
+                total = m[2] + a
+                m[0], m[1] = (m[0] * m[2] + r * a) / total, (m[1] * m[2] + c * a) / total
+                m[3] = (m[3] * m[2] + o * a) / total
+                m[2] = total
+                break
+        else:
+            out.append([r, c, a, o])
+    return [tuple(m) for m in out]  # type: ignore[misc]
