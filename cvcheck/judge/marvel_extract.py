@@ -2,8 +2,9 @@
 
 Rules (in order) for an AVR answer (choices 1-4):
 
-1. an explicit answer phrase: ``answer is choice 3``, ``Answer: 3``, ``correct option (3)``;
-2. ``choice N`` mentions (the paper's regex), when they all name the same choice;
+1. an explicit answer phrase: ``answer is choice 3``, ``Answer: 3``, ``correct option (3)``,
+   ``the most appropriate choice is 3``;
+2. ``choice N`` / ``option N`` mentions (the paper's regex), when they all name the same choice;
 3. a bare reply ``3`` / ``3.`` / ``(3)``.
 
 Fine-grained perception answers are the label's answer or distractor word (e.g.
@@ -35,11 +36,12 @@ def extract_avr(text: str) -> int | None:
     """The chosen panel 1-4, or None when absent or ambiguous."""
     m = (re.search(r"\banswer\s*(?:is|would be|should be|:|=)?\s*:?\s*(?:choice|option|panel)?\s*[\(\[#]?\s*"
                    r"([1-4])\b", text, re.I)
-         or re.search(r"\b(?:correct|final|best)\s+(?:choice|option|panel)\s*(?:is|:)?\s*[\(\[#]?\s*([1-4])\b",
-                      text, re.I))
+         or re.search(r"\b(?:correct|final|best|right)\s+(?:choice|option|panel)\s*(?:is|:)?\s*[\(\[#]?\s*"
+                      r"([1-4])\b", text, re.I)
+         or re.search(r"\b(?:choice|option|panel)\s+(?:is|would be|should be)\s*[\(\[#]?\s*([1-4])\b", text, re.I))
     if m:
         return int(m.group(1))
-    picks = {int(x) for x in re.findall(r"\bchoice\s*[\(\[#]?\s*([1-9])\b", text, re.I)}
+    picks = {int(x) for x in re.findall(r"\b(?:choice|option)\s*[\(\[#]?\s*([1-9])\b", text, re.I)}
     if len(picks) == 1:
         n = picks.pop()
         return n if 1 <= n <= 4 else None

@@ -43,11 +43,24 @@ RESPONSES = {
 }
 
 
-@pytest.mark.parametrize("text,want", [
+#: hand-written reply styles (not real model outputs): what must be extracted, None = leave to the judge
+AVR_REPLIES = [
     ("The correct answer is choice 4", 4), ("choice 2", 2), ("Answer: 1", 1), ("(3)", 3),
     ("Choice 1 is odd; choice 3 fits. The answer is choice 3.", 3), ("choice 1 or choice 2", None),
-    ("answer is 7", None), ("no idea", None),
-])
+    ("answer is 7", None), ("no idea", None), ("**Answer: 3**", 3), ("Answer: Choice 1", 1),
+    ("The missing panel is choice (2).", 2), ("I choose option 4.", 4), ("Choice 3.", 3),
+    ("I would select choice 3 because the shapes rotate clockwise.", 3), ("The correct answer is 2.", 2),
+    ("Based on the pattern, the answer should be choice 4.", 4), ("The best option is 1.", 1),
+    ("Final answer: 4", 4), ("The answer is option 3.", 3), ("Therefore, the most appropriate choice is 2.", 2),
+    ("Option 2 fits the sequence.", 2), ("It's choice #1.", 1), ("Choice 5", None),
+    ("Choice 1 has three triangles and choice 2 has four; following the progression the answer is choice 2.", 2),
+    ("The pattern is rotation by 90 degrees in each of the 5 panels.", None),
+    ("I'm sorry, I can't help with identifying this image.", None),
+    ("Panels 1-4 show a rotation; none of the choices fit.", None),
+]
+
+
+@pytest.mark.parametrize("text,want", AVR_REPLIES)
 def test_extract_avr(text, want):
     assert extract_avr(text) == want
 
