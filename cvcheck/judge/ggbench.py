@@ -18,7 +18,7 @@ Policies (explicit, per metric; counts of each case are always reported):
     (upstream for text/final image), ``"min"`` (upstream for the long image).
     Judge transport failures are ``error`` results and always excluded.
 
-Parsing accepts ``4``, ``**4**``, ``4/5``, ``Score: 4``, and for the long image
+Parsing accepts ``4`` (alone on the first line), ``**4**``, ``4/5``, ``Score: 4``, and for the long image
 ``**Step Accuracy:** 4`` / ``Step Accuracy: 4/5`` lines.
 """
 
@@ -48,8 +48,9 @@ def parse_score(text: str | None) -> float | None:
     if not text:
         return None
     s = text.strip()
-    for pat in (rf"^\W*{_NUM}\W*$", rf"{_NUM}\s*/\s*5\b", rf"\b(?:score|rating)\b\W*{_NUM}"):
-        m = re.search(pat, s, re.I)
+    first = s.splitlines()[0] if s else ""
+    for pat, where in ((rf"^\W*{_NUM}\W*$", first), (rf"{_NUM}\s*/\s*5\b", s), (rf"\b(?:score|rating)\b\W*{_NUM}", s)):
+        m = re.search(pat, where, re.I)
         if m:
             v = float(m.group(1))
             return v if 1.0 <= v <= 5.0 else None

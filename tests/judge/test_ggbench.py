@@ -24,6 +24,8 @@ from cvcheck.schema import Status
 
 @pytest.mark.parametrize("reply,want", [
     ("4", 4.0), ("**4**", 4.0), ("4/5", 4.0), ("Score: 3", 3.0), ("**Score:** 5", 5.0), ("5.", 5.0),
+    ("4\n\nThe construction misses the tangent.", 4.0), ("**Rating**: 2", 2.0),
+    ("1. First bisect AB\n2. Then ...", None),
     ("7", None), ("0", None), ("I would say good", None), ("", None), (None, None),
 ])
 def test_parse_score(reply, want):
