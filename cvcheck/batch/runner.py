@@ -76,9 +76,11 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
     if executor not in EXECUTORS:
         raise InputError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
     cfg = config or Config()
-    nworkers = workers or default_workers()
-    if nworkers < 1:
-        raise InputError("workers must be >= 1")
+    nworkers = default_workers() if workers is None else workers
+    if isinstance(nworkers, bool) or not isinstance(nworkers, int) or nworkers < 1:
+        raise InputError(f"workers must be an integer >= 1, got {workers!r}")
+    if executor == "serial":
+        nworkers = 1
     out = Path(output)
     if not resume and out.exists():
         out.unlink()
