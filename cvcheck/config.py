@@ -55,6 +55,10 @@ class MazeConfig:
     video_settle_frames: int = 6             #: the agent must stay on the goal over the last N frames
     video_stride: int = 1                    #: analyse every Nth frame (1 = every frame)
     video_max_gap_frames: int = 12           #: frames the agent may vanish before the track is lost
+    # -- added with the maze video verifier (issue 3) --
+    video_style: str = "mmgr"                #: style profile: mmgr (lattice walls, green agent) | mazeplot
+    video_canvas_cell_px: int = 8            #: video analysis canvas resolution (pixels per lattice cell)
+    video_contact_overlap: float = 0.2       #: agent touches a wall iff this share of it is in eroded walls
 
 
 @dataclass(frozen=True)
@@ -73,10 +77,10 @@ class SudokuConfig:
     ocr_threads: int = 1                        #: onnxruntime intra-op threads (0 = library default)
     ocr_device: str = "cpu"                     #: cpu | cuda | auto (CUDA via onnxruntime-gpu when present)
     ocr_model_path: str = ""                    #: rapidocr engine: explicit .onnx rec model ("" = the one in the wheel)
-    ocr_glyph_dedup: float = 1.0                #: opt-in: recognise one crop per group of near-identical glyphs (NCC >= this; 1 = off)
+    ocr_glyph_share: float = 0.2                #: crops share one recognition when no 4x4 block differs by more (0 = off)
     paddle_rec_model_dir: str = ""              #: paddleocr engine: local PaddleOCR rec model directory
     paddle_rec_model_name: str = "PP-OCRv4_mobile_rec"
-    video_change_threshold: float = 10.0        #: mean abs grey change of a cell that triggers a re-read
+    video_change_threshold: float = 40.0        #: max grey change of a cell's 16x16 thumbnail that triggers a re-read
     video_debounce_frames: int = 3              #: a new cell value counts once it holds this many frames
 
 

@@ -28,7 +28,7 @@ def test_solved_image_passes_and_reads_every_cell(solved4):
     r = verify_image(solved4.image, solved4.puzzle, solved4.solution, config=CFG, id="s")
     assert r.status is Status.OK and r.passed, r.details
     assert r.details["grid"] == solved4.answer.tolist()
-    assert r.metrics["ocr_calls"] == 16 and r.metrics["low_confidence_cells"] == 0
+    assert 4 <= r.metrics["ocr_calls"] <= 16 and r.metrics["low_confidence_cells"] == 0
 
 
 def test_one_cell_defect_fails_and_names_the_cell():
@@ -73,11 +73,27 @@ def test_reads_under_rotation_perspective_blur_jpeg_and_no_padding(seed, kw):
     assert (g.digits == case.answer).mean() >= 80 / 81
 
 
-def test_blank_cells_are_never_sent_to_ocr():
-    case = make_image_case(14, n=9, defect="empty_cell", style=Style(size=384))
-    g = read_grid(case.image, 9, config=CFG.sudoku)
-    assert g.ocr_calls == int((case.answer != 0).sum())
-    assert ((g.digits == 0) == (case.answer == 0)).all()
+def test_blank_cells_are_never_sent_to_ocr_and_glyph_sharing_changes_no_reading():
+    case = make_image_case(14, n=9, defect="empty_cell", style=Style(size=384, jpeg=60))
+    every = read_grid(case.image, 9, config=Config().with_overrides(["sudoku.ocr_glyph_share=0"]).sudoku)
+    assert every.ocr_calls == int((case.answer != 0).sum())
+    assert ((every.digits == 0) == (case.answer == 0)).all()
+    shared = read_grid(case.image, 9, config=CFG.sudoku)
+    assert (shared.digits == every.digits).all() and shared.ocr_calls < every.ocr_calls / 2
+
+
+def test_group_glyphs_joins_copies_and_separates_local_differences():
+    from cvcheck.sudoku.ocr import group_glyphs
+
+    rng = np.random.default_rng(0)
+    a = np.zeros((48, 32), np.float32)
+    a[8:40, 14:18] = 1.0                       # a "1"
+    b = a.copy()
+    b[8:12, 6:26] = 1.0                        # same stem plus a top bar: a "7"-like glyph
+    noisy = np.clip(a + rng.normal(0, 0.03, a.shape), 0, 1).astype(np.float32)
+    reps, group_of = group_glyphs([a, noisy, b, a], max_diff=0.2)
+    assert reps == [0, 2] and group_of == [0, 0, 1, 0]
+    assert group_glyphs([a, a], max_diff=0)[0] == [0, 1]
 
 
 def test_grid_found_on_light_on_dark_render():
@@ -118,3 +134,43 @@ def test_cli_json_and_overlay(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["metrics"]["clues_changed"] == 1 and out["overall"] == 0.0
     assert (tmp_path / "o.png").stat().st_size > 0
+
+
+def test_engine_selection_errors_are_clear(solved4, tmp_path):
+    from PIL import Image
+
+    from cvcheck.errors import ConfigError, MissingDependencyError
+    from cvcheck.sudoku.ocr import get_engine
+
+    with pytest.raises(ConfigError):
+        get_engine(Config().with_overrides(["sudoku.ocr_engine=tesseract"]).sudoku)
+    try:
+        import paddleocr  # noqa: F401
+    except ImportError:
+        with pytest.raises(MissingDependencyError, match="paddle"):
+            get_engine(Config().with_overrides(["sudoku.ocr_engine=paddleocr"]).sudoku)
+    import onnxruntime
+
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        path = tmp_path / "a.png"
+        Image.fromarray(solved4.image).save(path)
+        r = get_grader("sudoku")({"id": "g", "task": "sudoku", "answer": str(path), "puzzle": solved4.puzzle.tolist(),
+                                  "solution": solved4.solution.tolist()},
+                                 config=Config().with_overrides(["sudoku.ocr_device=cuda"]))
+        assert r.status is Status.ERROR and r.error.code == "missing_dependency" and "gpu" in r.error.message
+
+
+def test_low_confidence_is_reported_not_hidden():
+    # a letter where a digit should be: the recogniser is unsure, and the result says so
+    import cv2
+
+    case = make_image_case(17, n=4, defect="solved", style=Style(size=256, font="hershey-simplex"))
+    img = case.image.copy()
+    cell = (256 - 2 * round(0.06 * 256)) / 4
+    y0 = x0 = round(0.06 * 256)
+    img[int(y0 + 0.15 * cell):int(y0 + 0.85 * cell), int(x0 + 0.15 * cell):int(x0 + 0.85 * cell)] = 255
+    cv2.putText(img, "W", (int(x0 + 0.2 * cell), int(y0 + 0.75 * cell)), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 0), 2)
+    r = verify_image(img, case.puzzle, case.solution, config=CFG)
+    assert r.status is Status.OK
+    low = {(c["row"], c["col"]) for c in r.details["low_confidence"]}
+    assert (0, 0) in low and r.metrics["low_confidence_cells"] >= 1

@@ -3,7 +3,8 @@
 A cell is cut between its located lines with an inset on every side (so grid lines
 stay out), then judged blank or not from its own contrast and ink; a non-blank cell
 yields a normalised crop (dark digit on white, tight box, fixed aspect) for the
-recogniser and a small signature used to notice when a cell's pixels change.
+recogniser, its ink map (for grouping identical glyphs) and a coarse thumbnail used to
+notice when a cell's pixels change (videos).
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from .grid import GridFit
 
 #: recogniser input height and width for one cell (narrow PP-OCR input)
 CROP_H, CROP_W = 48, 32
-#: signature size (rows, cols) used for change detection and glyph deduplication
-SIG_SHAPE = (24, 16)
 _MIN_CONTRAST = 50        # grey levels between background and ink for a digit to exist
 _MIN_INK_HEIGHT = 0.25    # tallest component, as a share of the inset cell height
 _MIN_INK_RATIO = 0.01
@@ -33,7 +32,7 @@ class CellCrop:
     row: int
     col: int
     crop: np.ndarray       #: (CROP_H, CROP_W, 3) uint8, dark digit on white
-    signature: np.ndarray  #: SIG_SHAPE float32, zero mean, unit norm
+    glyph: np.ndarray      #: (CROP_H, CROP_W) float32 ink map in [0, 1] (1 = ink)
 
 
 def cell_boxes(fit: GridFit, *, inset: float) -> np.ndarray:
@@ -112,7 +111,7 @@ def _drop_line_runs(mask: np.ndarray) -> np.ndarray:
 
 
 def normalise_crop(patch: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Tight, padded, contrast-stretched crop (CROP_H, CROP_W, 3) and its signature."""
+    """Tight, padded, contrast-stretched crop (CROP_H, CROP_W, 3) uint8 and its ink map."""
     ys, xs = np.nonzero(mask)
     t, b, lf, rt = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     bg = float(np.median(patch))
@@ -127,13 +126,9 @@ def normalise_crop(patch: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.
     oy, ox = (height - box_h) // 2, (width - box_w) // 2
     region = (patch[t:b, lf:rt].astype(np.float32) - bg) / span
     canvas[oy:oy + box_h, ox:ox + box_w] = np.clip(region, 0.0, 1.0)
-    small = cv2.resize(canvas, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
-    grey = np.clip(255.0 * (1.0 - small), 0, 255).astype(np.uint8)
-    crop = np.repeat(grey[:, :, None], 3, axis=2)
-    sig = cv2.resize(canvas, (SIG_SHAPE[1], SIG_SHAPE[0]), interpolation=cv2.INTER_AREA)
-    sig = sig - sig.mean()
-    norm = float(np.linalg.norm(sig))
-    return crop, (sig / norm if norm > 0 else sig).astype(np.float32)
+    glyph = cv2.resize(canvas, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+    grey = np.clip(255.0 * (1.0 - glyph), 0, 255).astype(np.uint8)
+    return np.repeat(grey[:, :, None], 3, axis=2), glyph
 
 
 def patch_signature(patch: np.ndarray) -> np.ndarray:
@@ -165,5 +160,5 @@ def read_cell(patch: np.ndarray, row: int, col: int, *, core: float = 0.1) -> Ce
     mask = digit_mask(patch, core=core)
     if mask is None:
         return None
-    crop, sig = normalise_crop(patch, mask)
-    return CellCrop(row=row, col=col, crop=crop, signature=sig)
+    crop, glyph = normalise_crop(patch, mask)
+    return CellCrop(row=row, col=col, crop=crop, glyph=glyph)

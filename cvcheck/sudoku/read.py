@@ -57,8 +57,9 @@ def read_fit(fit: GridFit, *, config: SudokuConfig, engine: DigitEngine | None =
     calls = 0
     if crops:
         eng = engine or get_engine(config)
-        readings, calls = read_with_grouping(eng, [c.crop for c in crops], [c.signature for c in crops],
-                                             n=n, similarity=config.ocr_glyph_dedup)
+        readings, calls = read_with_grouping(eng, [c.crop for c in crops], [c.glyph for c in crops],
+                                             n=n, max_diff=config.ocr_glyph_share,
+                                             recheck_below=config.min_confidence)
         for cell, reading in zip(crops, readings):
             digits[cell.row, cell.col] = reading.digit
             conf[cell.row, cell.col] = reading.confidence

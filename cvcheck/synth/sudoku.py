@@ -78,7 +78,10 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
     rotation = float(rng.uniform(-2, 2)) if rng.random() < 0.4 else 0.0
     perspective = float(rng.uniform(0, 0.02)) if rng.random() < 0.25 else 0.0
     # keep the whole grid inside the frame when it is rotated or skewed
+    uneven = bool(rng.random() < 0.25)
     pad_min = 0.0 if not (rotation or perspective) else 0.02 + abs(rotation) * 0.009 + perspective
+    if uneven:  # wobbly outer lines must stay inside the frame
+        pad_min += 0.02
     size = int(rng.choice([256, 320, 384, 512, 640, 768, 1024]))
     # blur in proportion to the cell: a sigma of ~5 % of a 9x9 cell at 256 px already smears digits
     max_blur = min(1.5, 0.045 * size / 9)
@@ -91,7 +94,7 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
         line_color=(0, 0, 0) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(40, 110, 3)),
         background=bg,
         thin=float(rng.uniform(0.015, 0.05)), thick=float(rng.uniform(0.05, 0.1)),
-        uneven=bool(rng.random() < 0.25),
+        uneven=uneven,
         rotation=rotation, perspective=perspective,
         blur=float(rng.uniform(0.3, max_blur)) if rng.random() < 0.4 else 0.0,
         jpeg=int(rng.integers(35, 95)) if rng.random() < 0.5 else 0,

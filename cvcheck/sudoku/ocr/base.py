@@ -1,4 +1,4 @@
-"""The digit-recognition interface shared by every OCR engine, and glyph deduplication."""
+"""The digit-recognition interface shared by every OCR engine, and same-glyph grouping."""
 
 from __future__ import annotations
 
@@ -33,18 +33,21 @@ class DigitEngine(Protocol):
     def read_digits(self, crops: Sequence[np.ndarray], *, n: int) -> list[Reading]: ...
 
 
-def group_glyphs(signatures: Sequence[np.ndarray], *, similarity: float) -> tuple[list[int], list[int]]:
-    """Group near-identical glyph crops so that only one per group is recognised.
+def group_glyphs(glyphs: Sequence[np.ndarray], *, max_diff: float) -> tuple[list[int], list[int]]:
+    """Group crops that show the same glyph so that one recognition serves the group.
 
-    Within one image the same digit drawn in the same font and colour is pixel-for-pixel
-    nearly the same; normalised cross-correlation of the crop signatures finds them.
+    Within one image the same digit in the same font is drawn alike in every cell. Two
+    crops join when no 4x4 block of their ink maps differs by more than ``max_diff``
+    mean ink: a local test, because different digits of one font can correlate highly
+    overall (blurred bold 3/8/9) yet always differ strongly somewhere (on 4,900 crops
+    of 100 synthetic grids the closest different-digit pair differed by 0.29).
 
     Parameters
     ----------
-    signatures : sequence of ndarray
-        Zero-mean, unit-norm signatures of equal shape.
-    similarity : float
-        Minimum correlation to join a group; >= 1 disables grouping.
+    glyphs : sequence of ndarray (H, W) float
+        Ink maps in [0, 1] of equal shape, H and W multiples of 4.
+    max_diff : float
+        Join threshold; <= 0 disables grouping (every crop is its own group).
 
     Returns
     -------
@@ -53,20 +56,21 @@ def group_glyphs(signatures: Sequence[np.ndarray], *, similarity: float) -> tupl
     group_of : list of int
         For each crop, the position of its group in ``representatives``.
     """
-    if not signatures:
+    if not glyphs:
         return [], []
-    if similarity >= 1.0:
-        idx = list(range(len(signatures)))
+    if max_diff <= 0:
+        idx = list(range(len(glyphs)))
         return idx, idx
-    flat = np.stack([s.ravel() for s in signatures])
-    sims = flat @ flat.T
+    h, w = glyphs[0].shape
+    stack = np.stack(glyphs).astype(np.float32)
     reps: list[int] = []
     group_of: list[int] = []
-    for i in range(len(signatures)):
+    for i in range(len(stack)):
         if reps:
-            scores = sims[i, reps]
-            best = int(np.argmax(scores))
-            if scores[best] >= similarity:
+            diff = np.abs(stack[reps] - stack[i]).reshape(len(reps), h // 4, 4, w // 4, 4).mean(axis=(2, 4))
+            worst = diff.max(axis=(1, 2))
+            best = int(np.argmin(worst))
+            if worst[best] <= max_diff:
                 group_of.append(best)
                 continue
         reps.append(i)
@@ -74,14 +78,24 @@ def group_glyphs(signatures: Sequence[np.ndarray], *, similarity: float) -> tupl
     return reps, group_of
 
 
-def read_with_grouping(engine: DigitEngine, crops: Sequence[np.ndarray], signatures: Sequence[np.ndarray],
-                       *, n: int, similarity: float) -> tuple[list[Reading], int]:
+def read_with_grouping(engine: DigitEngine, crops: Sequence[np.ndarray], glyphs: Sequence[np.ndarray],
+                       *, n: int, max_diff: float, recheck_below: float = 0.0) -> tuple[list[Reading], int]:
     """Read every crop, recognising one representative per glyph group.
+
+    A group whose representative was read with a confidence below ``recheck_below`` has
+    all its other members recognised individually (one more batch), so an unsure reading
+    is never copied to other cells.
 
     Returns the readings (one per crop) and the number of crops sent to the engine.
     """
-    reps, group_of = group_glyphs(signatures, similarity=similarity)
+    reps, group_of = group_glyphs(glyphs, max_diff=max_diff)
     if not reps:
         return [], 0
     rep_readings = engine.read_digits([crops[i] for i in reps], n=n)
-    return [rep_readings[g] for g in group_of], len(reps)
+    readings = [rep_readings[g] for g in group_of]
+    rep_set = set(reps)
+    unsure = [i for i, g in enumerate(group_of) if i not in rep_set and rep_readings[g].confidence < recheck_below]
+    if unsure:
+        for i, reading in zip(unsure, engine.read_digits([crops[i] for i in unsure], n=n)):
+            readings[i] = reading
+    return readings, len(reps) + len(unsure)
