@@ -58,8 +58,14 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def locate_lines(image: np.ndarray) -> Box | None:
-    """Bounding box of a thin-line maze: the largest connected dark structure at full resolution."""
-    dark = colors.dark_mask(image).astype(np.uint8)
+    """Bounding box of a thin-line maze: the largest connected dark structure at full resolution.
+
+    Blurred 1-px lines never get as dark as thick walls: "dark" is relative to the
+    background here (60 grey levels below the median brightness).
+    """
+    value = image.max(axis=2)
+    level = max(100, int(np.median(value[::4, ::4])) - 60)
+    dark = (value < level).astype(np.uint8)
     dark = cv2.dilate(dark, np.ones((3, 3), np.uint8))
     box = largest_component_box(dark, min_area=max(16, int(0.002 * dark.size)))
     if box is None:
@@ -86,6 +92,7 @@ class FrameAnalyser:
         self.k = k = int(config.video_canvas_cell_px)
         rows, cols = spec.shape
         self.lines = style.walls == "lines"
+        self.pad = k // 4 if self.lines else 0  #: canvas margin (px) so jittered border lines stay inside
         self.grid = (2 * rows, 2 * cols) if self.lines else spec.walls.shape
         self.offset = 0.5 if self.lines else 0.0
         self.box: Box | None = None
@@ -97,6 +104,12 @@ class FrameAnalyser:
             self.core = None
         else:
             self.ref_px = upscale_cells(spec.walls, k)
+            # Layout IoU ignores a 1-px band along the reference wall edges (1/k of a cell):
+            # frame jitter, blur and resampling move edges, never whole walls.
+            ring = cv2.dilate(self.ref_px.astype(np.uint8), np.ones((3, 3), np.uint8)) \
+                - cv2.erode(self.ref_px.astype(np.uint8), np.ones((3, 3), np.uint8))
+            self.iou_care = ring == 0
+            self.ref_care = self.ref_px & self.iou_care
             e = max(1, int(round(config.video_wall_erosion * k)))
             self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)).astype(bool)
         self.agent_min_px = max(2.0, style.agent_min_area * k * k)
@@ -121,6 +134,17 @@ class FrameAnalyser:
     def canvas(self, frame: np.ndarray) -> np.ndarray:
         """The maze region of ``frame`` at ``k`` pixels per lattice cell (RGB uint8)."""
         assert self.box is not None
+        if self.lines:  # plain area resampling with a margin: thin border lines must survive
+            t, l, b, r = self.box
+            hk, wk = self.grid[0] * self.k, self.grid[1] * self.k
+            mr = int(round(self.pad * (b - t) / hk))
+            mc = int(round(self.pad * (r - l) / wk))
+            h, w = frame.shape[:2]
+            crop = frame[max(0, t - mr):min(h, b + mr), max(0, l - mc):min(w, r + mc)]
+            need = (max(0, mr - t), max(0, b + mr - h), max(0, mc - l), max(0, r + mc - w))
+            if any(need):
+                crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
+            return cv2.resize(crop, (wk + 2 * self.pad, hk + 2 * self.pad), interpolation=cv2.INTER_AREA)
         canvas = rectify(frame, self.box, lattice_shape=self.grid, cell_px=self.k)
         if self.warp is not None:
             h, w = canvas.shape[:2]
@@ -157,7 +181,9 @@ class FrameAnalyser:
 
     def _layout(self, canvas: np.ndarray, hsv: np.ndarray) -> float:
         if not self.lines:
-            return _iou(colors.dark_mask(canvas), self.ref_px)
+            dark = colors.dark_mask(canvas) & self.iou_care
+            union = np.count_nonzero(dark | self.ref_care)
+            return float(np.count_nonzero(dark & self.ref_care) / union) if union else 0.0
         est_v, est_h = self.read_slots(hsv)
         inter = np.count_nonzero(est_v & self.ref_v) + np.count_nonzero(est_h & self.ref_h)
         union = np.count_nonzero(est_v | self.ref_v) + np.count_nonzero(est_h | self.ref_h)
@@ -172,8 +198,8 @@ class FrameAnalyser:
         inside = None
         if with_overlap and self.core is not None and keep:
             inside = np.bincount(labels[self.core], minlength=count)
-        k, off = float(self.k), self.offset
-        raw = [(float((cents[i][1] + 0.5) / k + off), float((cents[i][0] + 0.5) / k + off), areas[i],
+        k, off, pad = float(self.k), self.offset, self.pad
+        raw = [(float((cents[i][1] + 0.5 - pad) / k + off), float((cents[i][0] + 0.5 - pad) / k + off), areas[i],
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
         merged = _merge(raw)
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
@@ -183,14 +209,15 @@ class FrameAnalyser:
         rows, cols = self.spec.shape
         k = self.k
         w = self.spec.walls
+        self.level = 0.0
         self.ref_v = w[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
         self.ref_h = w[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
         d = max(1, k // 3)
         self._offs = np.arange(-d, d + 1)
         lo, hi = int(round(0.4 * k)), int(round(1.6 * k))
         self._band = np.arange(lo, hi)                                  # central 60 % of a 2k cell side
-        self._lines_x = np.arange(cols + 1) * 2 * k                     # canvas columns of vertical lines
-        self._lines_y = np.arange(rows + 1) * 2 * k
+        self._lines_x = np.arange(cols + 1) * 2 * k + self.pad          # canvas columns of vertical lines
+        self._lines_y = np.arange(rows + 1) * 2 * k + self.pad
 
     def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which wall lines are drawn: boolean (rows, cols+1) vertical and (rows+1, cols) horizontal."""
@@ -202,15 +229,18 @@ class FrameAnalyser:
         h, w = dark.shape
         xs = np.clip(self._lines_x[:, None] + self._offs[None, :], 0, w - 1)        # (cols+1, O)
         ys = np.clip(self._lines_y[:, None] + self._offs[None, :], 0, h - 1)        # (rows+1, O)
-        rows_idx = (np.arange(rows)[:, None] * k2 + self._band[None, :]).clip(0, h - 1)  # (rows, B)
-        cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :]).clip(0, w - 1)  # (cols, B)
+        rows_idx = (np.arange(rows)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, h - 1)  # (rows, B)
+        cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, w - 1)  # (cols, B)
         vs = dark[rows_idx][:, :, xs].mean(axis=1).max(axis=2)                     # (rows, cols+1)
         hs = dark[ys][:, :, cols_idx].mean(axis=3).max(axis=1)                     # (rows+1, cols)
         border = np.concatenate([vs[:, 0], vs[:, -1], hs[0, :], hs[-1, :]])
-        level = float(np.median(border))
-        if level < 0.08:
+        # The darkness of a drawn line depends on its width and the canvas scale, so the
+        # threshold is relative - to the darkest border seen so far in this video, so that
+        # lines fading out over the video are read as gone.
+        self.level = max(self.level, float(np.median(border)))
+        if self.level < 0.08:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool)
-        return vs > 0.45 * level, hs > 0.45 * level
+        return vs > 0.45 * self.level, hs > 0.45 * self.level
 
 
 def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:

@@ -1,0 +1,149 @@
+"""Following the agent through a video: tracklets of nearby detections, then one track.
+
+Detections (agent-coloured blobs per frame) are linked frame to frame into
+*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame). The
+agent's track is then chained from tracklets that never coexist:
+
+1. it starts with the earliest tracklet (nearest the start cell on ties);
+2. when it ends, the next piece is the earliest tracklet starting *after* it that
+   begins near the last position (within a gate growing with the gap); only when no
+   such tracklet appears within ``max_gap`` frames may a far one continue the track
+   (the agent jumped: a teleport, judged later against the walls);
+3. a tracklet that coexisted with the chosen agent (a second green square, a
+   same-coloured decoration) is never picked, so the track cannot lock onto a wrong
+   blob far from the last position.
+
+Gaps (the agent hidden, blurred away, fully occluded) are left as missing frames;
+the wall and path analysis decides what the agent did in between.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .video_frames import Blob
+
+LINK_RADIUS = 3.0     #: lattice cells an object may move between two consecutive frames
+GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last position is "near"
+GATE_PER_FRAME = 1.0  #: ... plus this per missing frame
+MIN_TRACKLET = 2      #: shorter tracklets are noise (unless nothing else exists)
+
+
+@dataclass
+class Tracklet:
+    frames: list[int] = field(default_factory=list)
+    blobs: list[Blob] = field(default_factory=list)
+
+    @property
+    def start(self) -> int:
+        return self.frames[0]
+
+    @property
+    def end(self) -> int:
+        return self.frames[-1]
+
+    def first(self) -> np.ndarray:
+        return np.array([self.blobs[0].row, self.blobs[0].col])
+
+    def last(self) -> np.ndarray:
+        return np.array([self.blobs[-1].row, self.blobs[-1].col])
+
+
+@dataclass
+class Track:
+    """The agent per analysed frame: ``pos[t]`` is NaN where it was not seen."""
+
+    pos: np.ndarray               #: (T, 2) lattice coordinates
+    overlap: np.ndarray           #: (T,) share of the agent inside eroded walls
+    pieces: list[tuple[int, int]] = field(default_factory=list)  #: (first, last) frame of each tracklet used
+    far_jumps: int = 0            #: continuations accepted beyond the near gate
+    lost: int = 0                 #: continuations after more than max_gap missing frames
+    ignored: int = 0              #: tracklets rejected (coexisting or unreachable objects)
+
+    @property
+    def tracked(self) -> np.ndarray:
+        return np.flatnonzero(~np.isnan(self.pos[:, 0]))
+
+
+def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
+    """Greedy nearest-neighbour linking of detections in consecutive frames."""
+    done: list[Tracklet] = []
+    active: list[Tracklet] = []
+    for t, blobs in enumerate(detections):
+        pairs = []
+        for a, tr in enumerate(active):
+            p = tr.last()
+            for b, blob in enumerate(blobs):
+                d = float(np.hypot(blob.row - p[0], blob.col - p[1]))
+                if d <= LINK_RADIUS:
+                    pairs.append((d, a, b))
+        pairs.sort()
+        used_a, used_b = set(), set()
+        for _, a, b in pairs:
+            if a in used_a or b in used_b:
+                continue
+            used_a.add(a)
+            used_b.add(b)
+            active[a].frames.append(t)
+            active[a].blobs.append(blobs[b])
+        still = []
+        for a, tr in enumerate(active):
+            (still if a in used_a else done).append(tr)
+        for b, blob in enumerate(blobs):
+            if b not in used_b:
+                still.append(Tracklet(frames=[t], blobs=[blob]))
+        active = still
+    return sorted(done + active, key=lambda tr: (tr.start, tr.end))
+
+
+def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, float] | None,
+                max_gap: int) -> Track:
+    """Chain tracklets into the agent's track (see the module docstring)."""
+    n = len(detections)
+    pos = np.full((n, 2), np.nan)
+    overlap = np.full(n, np.nan)
+    tracklets = link_tracklets(detections)
+    long = [tr for tr in tracklets if len(tr.frames) >= MIN_TRACKLET] or tracklets
+    track = Track(pos=pos, overlap=overlap)
+    if not long:
+        return track
+    first_start = min(tr.start for tr in long)
+    opening = [tr for tr in long if tr.start <= first_start + max_gap]
+    if start is not None:
+        s = np.asarray(start)
+        current = min(opening, key=lambda tr: (float(np.hypot(*(tr.first() - s))), tr.start))
+    else:
+        current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
+    while True:
+        _place(track, current)
+        later = [tr for tr in long if tr.start > current.end]
+        track.ignored = len(long) - len(later) - len(track.pieces)
+        if not later:
+            break
+        last = current.last()
+        soon = [tr for tr in later if tr.start - current.end <= max_gap + 1]
+
+        def dist(tr: Tracklet) -> float:
+            return float(np.hypot(*(tr.first() - last)))
+
+        near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]
+        if near:
+            current = min(near, key=lambda tr: (tr.start, dist(tr)))
+        elif soon:
+            current = min(soon, key=lambda tr: (tr.start, dist(tr)))
+            track.far_jumps += 1
+        else:
+            current = min(later, key=lambda tr: (tr.start, dist(tr)))
+            track.lost += 1
+    track.ignored = max(0, len(tracklets) - len(track.pieces))
+    return track
+
+
+def _place(track: Track, tr: Tracklet) -> None:
+    for t, blob in zip(tr.frames, tr.blobs):
+        track.pos[t] = (blob.row, blob.col)
+        track.overlap[t] = blob.overlap
+    track.pieces.append((tr.start, tr.end))

@@ -1,0 +1,548 @@
+"""Labelled model-like maze *videos*: an agent moving through a maze, with every failure MMGR cares about.
+
+Behaviours (labels are computed from the plan the video is drawn from, never from pixels):
+
+``valid``        smooth solve, stops on the goal
+``teleport``     jumps across a wall between two consecutive frames (then finishes)
+``wall_pass``    walks through a wall over several frames (then finishes)
+``stop_short``   stops one to three cells before the goal
+``reach_leave``  reaches the goal, then leaves it and stops elsewhere
+``walls_fade``   the walls fade to light grey for a while (maze changed)
+``walls_morph``  the walls are rebuilt part-way (maze changed)
+``walls_minor``  one to three wall cells flip (IoU stays > 0.8: maze *not* changed)
+``goal_moves``   the goal marker jumps to another cell (maze changed)
+``vanish``       the agent disappears for 3-8 frames, then reappears further on
+``backtrack``    explores a dead end, comes back, finishes (action reflection)
+``distractor``   a second agent-coloured square appears far away while the agent is hidden
+
+Looks: the MMGR lattice style or a MazePlot-like thin-line style (blue star agent,
+red flag goal replaced by a gold disc on arrival), 480p-720p, 12-30 fps, H.264 at
+several qualities, blur, 1-2 px jitter, recoloured or drifting agent colours, the
+goal drawn over the agent (occlusion).
+"""
+
+from __future__ import annotations
+
+import colorsys
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import cv2
+import numpy as np
+
+from ..errors import InputError
+from ..maze.lattice import Cell, MazeSpec, shortest_path
+from .maze_cases import _edit_walls, _with_excursions
+from .maze_gen import make_maze
+from .maze_render import render_solution
+
+BEHAVIOURS = ("valid", "teleport", "wall_pass", "stop_short", "reach_leave", "walls_fade", "walls_morph",
+              "walls_minor", "goal_moves", "vanish", "backtrack", "distractor")
+RGB = tuple[int, int, int]
+SIZES = ((480, 640), (480, 854), (540, 960), (600, 800), (720, 1280))
+MMGR_AGENTS: tuple[RGB, ...] = ((0, 255, 0), (40, 200, 60), (0, 190, 110), (120, 225, 30))
+PLOT_AGENTS: tuple[RGB, ...] = ((30, 60, 230), (0, 110, 255), (70, 40, 220))
+
+
+@dataclass(frozen=True)
+class VideoLook:
+    """How a video is drawn, encoded and degraded."""
+
+    style: str = "mmgr"                 #: "mmgr" (lattice) or "mazeplot" (thin lines, icons)
+    size: tuple[int, int] = (480, 640)  #: (height, width), even
+    fps: int = 24
+    crf: int = 23                       #: x264 quality (higher = more compressed)
+    blur_sigma: float = 0.0             #: Gaussian blur, output pixels
+    jitter_px: int = 0                  #: whole-frame random shift per frame
+    agent_rgb: RGB = (0, 255, 0)
+    agent_drift: float = 0.0            #: agent hue change over the video (OpenCV hue units)
+    agent_scale: float = 0.9            #: agent size relative to a corridor
+    goal_on_top: bool = False           #: the goal is drawn over the agent (occlusion)
+    goal_scale: float = 1.0
+    line_px: int = 1                    #: mazeplot wall thickness
+    maze_fraction: float = 0.9          #: maze side / min(height, width)
+    background: int = 255
+
+
+@dataclass
+class VideoPlan:
+    """Per-frame ground truth of a synthetic video."""
+
+    positions: np.ndarray               #: (T, 2) agent centre in lattice coordinates, NaN = hidden
+    walk: list[Cell]                    #: lattice cells the agent passed (wall cells when crossing)
+    walls: list[np.ndarray]             #: wall lattices used
+    wall_state: np.ndarray              #: (T,) index into ``walls``
+    fade: np.ndarray                    #: (T,) wall grey level (0 = black)
+    goal: list[Cell]                    #: (T) goal lattice cell per frame
+    distractor: list[Cell | None]       #: (T) distractor lattice cell or None
+    teleports: int = 0
+    stops_on_goal: bool = True
+
+
+@dataclass
+class MazeVideoCase:
+    """A labelled synthetic answer video (frames rendered on demand, streamed)."""
+
+    id: str
+    spec: MazeSpec
+    reference: np.ndarray
+    behaviour: str
+    look: VideoLook
+    plan: VideoPlan
+    labels: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_frames(self) -> int:
+        return len(self.plan.positions)
+
+    def frames(self) -> Iterator[np.ndarray]:
+        """Render the frames one at a time (RGB uint8)."""
+        return _render(self.spec, self.plan, self.look, seed=hash(self.id) & 0xFFFF)
+
+    def write(self, path: str | os.PathLike) -> Path:
+        """Encode the video as H.264 mp4."""
+        return write_mp4(self.frames(), path, fps=self.look.fps, crf=self.look.crf)
+
+    def describe(self) -> dict[str, Any]:
+        look = asdict(self.look)
+        return {"id": self.id, "behaviour": self.behaviour, "look": look, "labels": self.labels,
+                "frames": self.n_frames, "maze": self.spec.shape}
+
+
+def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, *, fps: int = 24, crf: int = 23,
+              preset: str = "veryfast") -> Path:
+    """Encode RGB frames (all the same even size) as an H.264 mp4 with PyAV."""
+    import av
+
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    container = av.open(str(out), mode="w")
+    stream = None
+    try:
+        for frame in frames:
+            if stream is None:
+                h, w = frame.shape[:2]
+                if h % 2 or w % 2:
+                    raise InputError(f"H.264 needs even frame sizes, got {w}x{h}")
+                stream = container.add_stream("libx264", rate=int(fps))
+                stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
+                stream.options = {"crf": str(int(crf)), "preset": preset}
+            for packet in stream.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")):
+                container.mux(packet)
+        if stream is None:
+            raise InputError("no frames to encode")
+        for packet in stream.encode():
+            container.mux(packet)
+    finally:
+        container.close()
+    return out
+
+
+# -- planning --------------------------------------------------------------------------------
+
+class _Mover:
+    """Accumulates per-frame positions (lattice coordinates) and the cell walk."""
+
+    def __init__(self, start: Cell) -> None:
+        self.pos: list[np.ndarray] = [np.array(start, float) + 0.5]
+        self.walk: list[Cell] = [start]
+        self.teleports = 0
+
+    def hold(self, n: int) -> None:
+        self.pos.extend([self.pos[-1].copy() for _ in range(max(0, n))])
+
+    def go(self, cells: list[Cell], speed: float) -> None:
+        """Move at ``speed`` lattice cells per frame through ``cells`` (from the current cell)."""
+        pts = np.array([self.pos[-1]] + [np.array(c, float) + 0.5 for c in cells])
+        seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+        cum = np.concatenate([[0.0], np.cumsum(seg)])
+        if cum[-1] == 0:
+            return
+        n = max(1, int(np.ceil(cum[-1] / speed)))
+        for s in np.linspace(0, cum[-1], n + 1)[1:]:
+            i = min(int(np.searchsorted(cum, s, side="right")) - 1, len(seg) - 1)
+            t = (s - cum[i]) / seg[i] if seg[i] else 0.0
+            self.pos.append(pts[i] + t * (pts[i + 1] - pts[i]))
+        self.walk.extend(cells)
+
+    def jump(self, cell: Cell, via: list[Cell]) -> None:
+        """Appear at ``cell`` in the next frame, having crossed ``via`` (wall cells)."""
+        self.pos.append(np.array(cell, float) + 0.5)
+        self.walk.extend(via + [cell])
+        self.teleports += 1
+
+
+def _across_wall(spec: MazeSpec, rng: np.random.Generator, *, forward: bool) -> tuple[int, Cell, Cell] | None:
+    """(solution index i, wall cell, cell q) with q two lattice steps from sol[i] across a wall.
+
+    ``forward``: q is on the solution further on (a shortcut); else q is off the solution.
+    """
+    sol = list(spec.solution)
+    index = {p: i for i, p in enumerate(sol)}
+    h, w = spec.walls.shape
+    options = []
+    for i, p in enumerate(sol[:-1]):
+        if not (p[0] % 2 and p[1] % 2) or i == 0:
+            continue
+        for dr, dc in ((-2, 0), (2, 0), (0, -2), (0, 2)):
+            q, wall = (p[0] + dr, p[1] + dc), (p[0] + dr // 2, p[1] + dc // 2)
+            if not (0 < q[0] < h and 0 < q[1] < w) or not spec.walls[wall]:
+                continue
+            if forward and q in index and index[q] - i >= 4 and q != spec.goal:
+                options.append((i, wall, q))
+            elif not forward and q not in index:
+                options.append((i, wall, q))
+    if not options:
+        return None
+    return options[int(rng.integers(len(options)))]
+
+
+def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Generator) -> VideoPlan | None:
+    sol = list(spec.solution)
+    walk_seconds = float(rng.uniform(1.6, 3.2))
+    speed = float(np.clip(len(sol) / (look.fps * walk_seconds), 0.15, 1.2))
+    settle = int(rng.integers(10, 18))
+    m = _Mover(spec.start)
+    m.hold(int(rng.integers(2, 7)))
+    stops = True
+    if behaviour == "teleport":
+        opt = _across_wall(spec, rng, forward=True)
+        if opt is not None:
+            i, wall, q = opt
+            m.go(sol[1:i + 1], speed)
+            m.jump(q, [wall])
+            m.go(sol[sol.index(q) + 1:], speed)
+        else:
+            opt = _across_wall(spec, rng, forward=False)
+            if opt is None:
+                return None
+            i, wall, q = opt
+            m.go(sol[1:i + 1], speed)
+            m.jump(q, [wall])
+            m.hold(3)
+            m.jump(sol[i], [wall])
+            m.go(sol[i + 1:], speed)
+    elif behaviour == "wall_pass":
+        opt = _across_wall(spec, rng, forward=True) or _across_wall(spec, rng, forward=False)
+        if opt is None:
+            return None
+        i, wall, q = opt
+        m.go(sol[1:i + 1], speed)
+        slow = min(speed, float(rng.uniform(0.12, 0.25)))
+        m.go([wall, q], slow)
+        if q in sol:
+            m.go(sol[sol.index(q) + 1:], speed)
+        else:
+            m.go([wall, sol[i]], slow)
+            m.go(sol[i + 1:], speed)
+    elif behaviour == "stop_short":
+        cut = len(sol) - 1 - 2 * int(rng.integers(1, 4))
+        if cut < 1:
+            return None
+        m.go(sol[1:cut + 1], speed)
+        stops = False
+    elif behaviour == "reach_leave":
+        m.go(sol[1:], speed)
+        m.hold(int(rng.integers(3, 8)))
+        back = 2 * int(rng.integers(1, 3))
+        if back >= len(sol):
+            return None
+        m.go(sol[-2:-2 - back:-1], speed)
+        stops = False
+    elif behaviour == "backtrack":
+        walk = _with_excursions(sol, spec.walls, rng, count=1, max_len=6)
+        if len(walk) == len(sol):
+            return None
+        m.go(walk[1:], speed)
+    else:
+        m.go(sol[1:], speed)
+    m.hold(settle)
+    positions = np.array(m.pos)
+    t_total = len(positions)
+    walls = [spec.walls]
+    wall_state = np.zeros(t_total, int)
+    fade = np.zeros(t_total, float)
+    goal = [spec.goal] * t_total
+    distractor: list[Cell | None] = [None] * t_total
+    a = int(rng.integers(t_total // 4, t_total // 2))
+    if behaviour == "walls_fade":
+        ramp = np.clip((np.arange(t_total) - a) / 6.0, 0, 1) * np.clip((a + 24 - np.arange(t_total)) / 6.0, 0, 1)
+        fade = ramp * float(rng.uniform(170, 215))
+    elif behaviour in ("walls_morph", "walls_minor"):
+        edited = _edit_walls(spec, rng, major=behaviour == "walls_morph")
+        if edited is None:
+            return None
+        walls.append(edited)
+        wall_state[a:] = 1
+    elif behaviour == "goal_moves":
+        arrive = _first_arrival(positions, spec.goal)
+        options = [(r, c) for r in range(1, spec.walls.shape[0], 2) for c in range(1, spec.walls.shape[1], 2)
+                   if abs(r - spec.goal[0]) + abs(c - spec.goal[1]) >= 4 and (r, c) not in spec.solution]
+        if not options or arrive < 12:
+            return None
+        new_goal = options[int(rng.integers(len(options)))]
+        a = int(rng.integers(2, arrive - 8))
+        goal = [spec.goal] * a + [new_goal] * (t_total - a)
+    elif behaviour in ("vanish", "distractor"):
+        moving = [t for t in range(1, t_total - settle) if np.linalg.norm(positions[t] - positions[t - 1]) > 0]
+        if len(moving) < 12:
+            return None
+        gap = int(rng.integers(3, 9))
+        t0 = moving[int(rng.integers(len(moving) // 4, len(moving) - gap - 2))]
+        positions = positions.copy()
+        positions[t0:t0 + gap] = np.nan
+        if behaviour == "distractor":
+            far = _far_cell(spec, positions, rng)
+            if far is None:
+                return None
+            for t in range(max(0, t0 - 4), min(t_total, t0 + gap + 6)):
+                distractor[t] = far
+    return VideoPlan(positions=positions, walk=m.walk, walls=walls, wall_state=wall_state, fade=fade,
+                     goal=goal, distractor=distractor, teleports=m.teleports, stops_on_goal=stops)
+
+
+def _first_arrival(positions: np.ndarray, goal: Cell) -> int:
+    d = np.abs(positions - (np.array(goal) + 0.5)).max(axis=1)
+    hits = np.flatnonzero(d < 0.5)
+    return int(hits[0]) if hits.size else len(positions)
+
+
+def _far_cell(spec: MazeSpec, positions: np.ndarray, rng: np.random.Generator) -> Cell | None:
+    seen = positions[~np.isnan(positions[:, 0])]
+    cells = [(r, c) for r in range(1, spec.walls.shape[0], 2) for c in range(1, spec.walls.shape[1], 2)]
+    far = [p for p in cells if np.abs(seen - (np.array(p) + 0.5)).sum(axis=1).min() >= 6]
+    return far[int(rng.integers(len(far)))] if far else None
+
+
+# -- labels ----------------------------------------------------------------------------------
+
+def label_plan(spec: MazeSpec, plan: VideoPlan, behaviour: str, *, style: str,
+               length_ratio_max: float = 1.3, ta_min: float = 0.95, iou_min: float = 0.8) -> dict[str, Any]:
+    """Ground truth from the plan, with the verifier's metric definitions."""
+    ref = spec.walls
+    ious = []
+    for w in plan.walls:
+        if style == "mazeplot":  # IoU over wall slots (posts are not drawn features)
+            slots = np.zeros_like(ref)
+            slots[1::2, 0::2] = slots[0::2, 1::2] = True
+            a, b = ref & slots, w & slots
+        else:
+            a, b = ref, w
+        ious.append(float((a & b).sum() / max(1, (a | b).sum())))
+    min_iou = min(ious[s] for s in set(plan.wall_state.tolist()))
+    faded = bool((plan.fade > 100).any())
+    goal_moved = any(g != spec.goal for g in plan.goal)
+    maze_changed = min_iou <= iou_min or faded or goal_moved
+    crossed = sorted({p for p in plan.walk if ref[p]})
+    body = set(plan.walk) - {spec.start, spec.goal}
+    solution = spec.solution_body
+    ta = len(body & solution) / max(1, len(solution))
+    mask = np.zeros_like(ref)
+    for p in body | {spec.start, spec.goal}:
+        mask[p] = True
+    connected = bool(shortest_path(mask, spec.start, spec.goal, walls=False))
+    ratio = len(body) / max(1, len(solution))
+    maze_cells = [p for p in plan.walk if p[0] % 2 and p[1] % 2]
+    compressed = [p for i, p in enumerate(maze_cells) if i == 0 or p != maze_cells[i - 1]]
+    backtracks = len(compressed) - len(set(compressed))
+    target = ta > ta_min and connected and plan.stops_on_goal
+    reflection = ratio > length_ratio_max
+    return {
+        "maze_changed": int(maze_changed), "cross_wall": int(bool(crossed)),
+        "target_achievement": int(target), "reflection": int(reflection),
+        "action_reflection": int(backtracks > 0),
+        "overall": int(not maze_changed and not crossed and target and not reflection),
+        "teleports": plan.teleports, "crossed_walls": [list(p) for p in crossed],
+        "min_layout_iou": round(min_iou, 4), "target_achievement_score": round(ta, 4),
+        "length_ratio": round(ratio, 4), "stops_on_goal": int(plan.stops_on_goal),
+    }
+
+
+# -- cases -----------------------------------------------------------------------------------
+
+def random_look(rng: np.random.Generator, *, style: str | None = None, small: bool = True) -> VideoLook:
+    """A random rendering/degradation: mostly 480p, sometimes up to 720p."""
+    style = style or ("mazeplot" if rng.random() < 0.3 else "mmgr")
+    sizes = SIZES[:3] if small else SIZES
+    size = sizes[int(rng.integers(len(sizes)))]
+    look = VideoLook(style=style, size=size, fps=int(rng.choice([12, 15, 24, 24, 25, 30])),
+                     maze_fraction=float(rng.uniform(0.78, 0.95)),
+                     background=int(rng.choice([255, 255, 245, 230])))
+    if style == "mazeplot":
+        look = replace(look, agent_rgb=PLOT_AGENTS[int(rng.integers(len(PLOT_AGENTS)))],
+                       line_px=int(rng.integers(1, 3)), agent_scale=float(rng.uniform(0.55, 0.75)))
+    degradation = str(rng.choice(["clean", "compressed", "blurred", "jitter", "recolour", "drift", "occlusion"]))
+    if degradation == "compressed":
+        look = replace(look, crf=int(rng.integers(32, 40)))
+    elif degradation == "blurred":
+        look = replace(look, blur_sigma=float(rng.uniform(0.8, 2.0)))
+    elif degradation == "jitter":
+        look = replace(look, jitter_px=int(rng.integers(1, 3)))
+    elif degradation == "recolour" and style == "mmgr":
+        look = replace(look, agent_rgb=MMGR_AGENTS[int(rng.integers(1, len(MMGR_AGENTS)))])
+    elif degradation == "drift":
+        look = replace(look, agent_drift=float(rng.uniform(-12, 12)))
+    elif degradation == "occlusion" and style == "mmgr":
+        look = replace(look, goal_on_top=True, goal_scale=float(rng.choice([0.6, 1.0])))
+    if style == "mmgr":
+        look = replace(look, agent_scale=float(rng.uniform(0.75, 1.0)))
+    return look
+
+
+def make_video_case(seed: int, *, behaviour: str | None = None, look: VideoLook | None = None,
+                    size: int | None = None, small: bool = True) -> MazeVideoCase:
+    """One labelled video case, deterministic in ``seed`` (retries internally when a
+    behaviour does not fit the drawn maze)."""
+    if behaviour is not None and behaviour not in BEHAVIOURS:
+        raise InputError(f"unknown behaviour {behaviour!r}; choose from {BEHAVIOURS}")
+    for attempt in range(50):
+        rng = np.random.default_rng([seed, attempt])
+        beh = behaviour or BEHAVIOURS[int(rng.integers(len(BEHAVIOURS)))]
+        n = size or int(rng.integers(3, 10))
+        spec = make_maze(n, rng=rng, algorithm=str(rng.choice(["dfs", "wilson"])),
+                         endpoints=str(rng.choice(["corner", "random"])))
+        if len(spec.solution) < 5:
+            continue
+        lk = look or random_look(rng, small=small)
+        plan = _plan(spec, beh, lk, rng)
+        if plan is None:
+            continue
+        labels = label_plan(spec, plan, beh, style=lk.style)
+        return MazeVideoCase(id=f"mv{seed}-{beh}", spec=spec, reference=render_solution(spec, cell_px=16),
+                             behaviour=beh, look=lk, plan=plan, labels=labels)
+    raise InputError(f"could not build a {behaviour or 'random'} case from seed {seed}")
+
+
+def make_video_corpus(seed: int, count: int, *, small: bool = True) -> Iterator[MazeVideoCase]:
+    """``count`` cases cycling through every behaviour, deterministic in ``seed``."""
+    for i in range(count):
+        yield make_video_case(seed * 100_003 + i, behaviour=BEHAVIOURS[i % len(BEHAVIOURS)], small=small)
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+def _geometry(spec: MazeSpec, look: VideoLook) -> tuple[int, int, int]:
+    h, w = look.size
+    side = int(min(h, w) * look.maze_fraction)
+    return side, (h - side) // 2, (w - side) // 2
+
+
+def _to_px(p: np.ndarray, spec: MazeSpec, look: VideoLook, side: int) -> tuple[float, float]:
+    """Lattice coordinates -> (x, y) pixels inside the maze box."""
+    if look.style == "mazeplot":
+        pitch = side / spec.shape[1], side / spec.shape[0]
+        return (p[1] - 0.5) / 2 * pitch[0], (p[0] - 0.5) / 2 * pitch[1]
+    lr, lc = spec.walls.shape
+    return p[1] * side / lc, p[0] * side / lr
+
+
+def _maze_image(spec: MazeSpec, walls: np.ndarray, look: VideoLook, side: int, grey: int) -> np.ndarray:
+    img = np.full((side, side, 3), 255, np.uint8)
+    colour = (grey, grey, grey)
+    if look.style == "mazeplot":
+        rows, cols = spec.shape
+        px, py = side / cols, side / rows
+        t = look.line_px
+        for r in range(walls.shape[0]):
+            for c in range(walls.shape[1]):
+                if not walls[r, c] or (r % 2) == (c % 2):
+                    continue
+                if r % 2:  # vertical line between (r//2, c//2 - 1) and (r//2, c//2)
+                    x = min(side - 1, round(c // 2 * px))
+                    p0, p1 = (x, round(r // 2 * py)), (x, round((r // 2 + 1) * py))
+                else:
+                    y = min(side - 1, round(r // 2 * py))
+                    p0, p1 = (round(c // 2 * px), y), (round((c // 2 + 1) * px), y)
+                cv2.line(img, p0, p1, colour, t, cv2.LINE_AA)
+        return img
+    lat = np.where(walls, grey, 255).astype(np.uint8)
+    big = cv2.resize(lat, (side, side), interpolation=cv2.INTER_NEAREST)
+    return np.repeat(big[:, :, None], 3, axis=2)
+
+
+def _poly(img: np.ndarray, pts: np.ndarray, colour: RGB) -> None:
+    cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], colour, cv2.LINE_AA, shift=4)
+
+
+def _square(img: np.ndarray, cx: float, cy: float, half: float, colour: RGB) -> None:
+    _poly(img, np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half],
+                         [cx - half, cy + half]]), colour)
+
+
+def _star(img: np.ndarray, cx: float, cy: float, radius: float, colour: RGB) -> None:
+    ang = -np.pi / 2 + np.arange(10) * np.pi / 5
+    rad = np.where(np.arange(10) % 2 == 0, radius, 0.45 * radius)
+    _poly(img, np.stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)], axis=1), colour)
+
+
+def _agent_colour(look: VideoLook, t: int, total: int) -> RGB:
+    if not look.agent_drift:
+        return look.agent_rgb
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in look.agent_rgb))
+    h = (h + look.agent_drift / 180 * t / max(1, total - 1)) % 1.0
+    return tuple(int(round(c * 255)) for c in colorsys.hsv_to_rgb(h, s, v))  # type: ignore[return-value]
+
+
+def _render(spec: MazeSpec, plan: VideoPlan, look: VideoLook, *, seed: int) -> Iterator[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    h, w = look.size
+    side, y0, x0 = _geometry(spec, look)
+    total = len(plan.positions)
+    cache: dict[tuple[int, int], np.ndarray] = {}
+    arrived = False
+    rows, cols = spec.shape
+    cell = side / cols if look.style == "mazeplot" else side / spec.walls.shape[1]
+    for t in range(total):
+        key = (int(plan.wall_state[t]), int(round(plan.fade[t])))
+        if key not in cache:
+            if len(cache) > 4:
+                cache.clear()
+            cache[key] = _maze_image(spec, plan.walls[key[0]], look, side, key[1])
+        maze = cache[key].copy()
+        pos = plan.positions[t]
+        goal_px = _to_px(np.array(plan.goal[t], float) + 0.5, spec, look, side)
+        if not np.isnan(pos[0]) and plan.goal[t] == spec.goal:
+            arrived |= bool(np.abs(pos - (np.array(spec.goal) + 0.5)).max() < 0.5)
+
+        def draw_goal() -> None:
+            if look.style == "mazeplot":
+                gx, gy = goal_px
+                if arrived:
+                    cv2.circle(maze, (int(gx), int(gy)), max(2, int(0.3 * cell)), (255, 200, 0), -1, cv2.LINE_AA)
+                    return
+                pole = gx - 0.2 * cell
+                cv2.line(maze, (int(pole), int(gy + 0.32 * cell)), (int(pole), int(gy - 0.32 * cell)),
+                         (230, 20, 20), max(1, int(0.06 * cell)), cv2.LINE_AA)
+                _poly(maze, np.array([[pole, gy - 0.32 * cell], [gx + 0.28 * cell, gy - 0.15 * cell],
+                                      [pole, gy + 0.02 * cell]]), (230, 20, 20))
+            else:
+                _square(maze, goal_px[0], goal_px[1], 0.5 * cell * look.goal_scale, (255, 0, 0))
+
+        if not look.goal_on_top:
+            draw_goal()
+        colour = _agent_colour(look, t, total)
+        for p in ([plan.distractor[t]] if plan.distractor[t] is not None else []):
+            dx, dy = _to_px(np.array(p, float) + 0.5, spec, look, side)
+            if look.style == "mazeplot":
+                _star(maze, dx, dy, 0.5 * cell * look.agent_scale, colour)
+            else:
+                _square(maze, dx, dy, 0.5 * cell * look.agent_scale, colour)
+        if not np.isnan(pos[0]):
+            ax, ay = _to_px(pos, spec, look, side)
+            if look.style == "mazeplot":
+                _star(maze, ax, ay, 0.5 * cell * look.agent_scale, colour)
+            else:
+                _square(maze, ax, ay, 0.5 * cell * look.agent_scale, colour)
+        if look.goal_on_top:
+            draw_goal()
+        frame = np.full((h, w, 3), look.background, np.uint8)
+        frame[y0:y0 + side, x0:x0 + side] = maze
+        if look.jitter_px:
+            dx, dy = rng.integers(-look.jitter_px, look.jitter_px + 1, 2)
+            frame = cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
+                                   borderMode=cv2.BORDER_REPLICATE)
+        if look.blur_sigma:
+            frame = cv2.GaussianBlur(frame, (0, 0), look.blur_sigma)
+        yield frame
