@@ -1,0 +1,35 @@
+"""Done-when: the Ray executor on a local Ray instance gives results identical to the process pool.
+
+Needs the ``ray`` extra (``pip install -e '.[ray]'``); skipped without it, except in CI
+where ``.ci/run`` installs it and sets ``CVCHECK_REQUIRE_RAY=1`` so a skip cannot hide.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cvcheck.batch import read_records, run_manifest
+from cvcheck.batch.store import comparable
+from test_batch_helpers import maze_corpus
+
+if os.environ.get("CVCHECK_REQUIRE_RAY") != "1":
+    pytest.importorskip("ray", reason="Ray not installed: pip install -e '.[ray]'")
+
+
+@pytest.mark.slow
+def test_ray_local_instance_equals_process_pool(tmp_path: Path) -> None:
+    manifest = maze_corpus(tmp_path / "corpus", 8, seed=3)
+    pool, ray_out = tmp_path / "pool.jsonl", tmp_path / "ray.jsonl"
+    run_manifest(manifest, pool, workers=2)
+    summary = run_manifest(manifest, ray_out, executor="ray", workers=2)
+    assert summary.graded == 8 and summary.executor == "ray"
+    a, b = read_records(pool).by_id(), read_records(ray_out).by_id()
+    assert sorted(a) == sorted(b) and len(a) == 8
+    assert {i: comparable(r) for i, r in a.items()} == {i: comparable(r) for i, r in b.items()}
+    assert all(r["timing"]["worker"] == "ray" for r in b.values())
+    # resuming on Ray skips what is done, like the pool
+    again = run_manifest(manifest, ray_out, executor="ray", workers=2)
+    assert again.skipped == 8 and again.graded == 0
