@@ -124,18 +124,21 @@ def sudoku_videos(folder: Path, rng: np.random.Generator, count: int) -> list[De
 GENERATORS: dict[str, tuple[Callable[[Path, np.random.Generator, int], list[DemoItem]], int]] = {
     "maze-image": (maze_images, 24),
     "sudoku-image": (sudoku_images, 12),
-    "sudoku-video": (sudoku_videos, 4),
+    "sudoku-video": (sudoku_videos, 6),
 }
 
 
 def maze_videos(folder: Path, rng: np.random.Generator, count: int) -> list[DemoItem]:
-    from .synth.maze_video import BEHAVIOURS, make_video_case
+    from .synth.maze_video import BEHAVIOURS, make_video_case, random_look
 
     items = []
     for i in range(count):
         model, valid = _model_and_valid(i, rng)
         behaviour = "valid" if valid else str(rng.choice([b for b in BEHAVIOURS if b != "valid"]))
-        case = make_video_case(int(rng.integers(1 << 30)), behaviour=behaviour, size=int(rng.integers(3, 6)))
+        # the MMGR look only: the grader reads one style per run (config maze.video_style)
+        look = random_look(rng, style="mmgr")
+        case = make_video_case(int(rng.integers(1 << 30)), behaviour=behaviour, look=look,
+                               size=int(rng.integers(3, 6)))
         sid = f"maze-vid-{i:03d}"
         ref = _save(folder, f"maze/{sid}-reference.png", case.reference)
         rel = f"maze/{sid}.mp4"
@@ -149,7 +152,7 @@ def maze_videos(folder: Path, rng: np.random.Generator, count: int) -> list[Demo
 
 #: generators whose modules land later: kind -> (needed modules, generator, default count)
 OPTIONAL_GENERATORS = {
-    "maze-video": (("cvcheck.synth.maze_video", "cvcheck.maze.video"), maze_videos, 4),
+    "maze-video": (("cvcheck.synth.maze_video", "cvcheck.maze.video"), maze_videos, 6),
 }
 
 
