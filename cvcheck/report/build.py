@@ -15,8 +15,8 @@ from . import charts
 from .html import Markup, esc, join, page, png_img, table, tag
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .summary import summary_csv, summary_markdown
-from .tables import (Pivot, cascade, error_codes, failed_checks, is_verdict, metric_rows, passed, pct, pivot,
-                     rates_by)
+from .tables import (Pivot, cascade, error_codes, failed_checks, group_value, is_verdict, metric_rows, passed,
+                     pct, pivot, rates_by)
 
 Record = Mapping[str, Any]
 
@@ -45,6 +45,20 @@ def _pivot_html(t: Pivot, *, caption: str) -> Markup:
     return Markup(html.replace("<tr><td>All</td>", '<tr class="avg"><td>All</td>', 1))
 
 
+def _metrics_by_model(sub: Sequence[Record], task: str, fine: Sequence[Any]) -> Markup:
+    """MMGR's per-task table: one row per model, a column per fine-grained metric, then overall."""
+    models = sorted({group_value(r, "model") for r in sub})
+    rows = []
+    for name, recs in [*((m, [r for r in sub if group_value(r, "model") == m]) for m in models), ("All", sub)]:
+        by_name = {m.name: m for m in metric_rows(recs)[0]}
+        rate = rates_by(recs, ()).get(())
+        rows.append([name, *(pct(by_name[m.name].mean) if m.name in by_name else "—" for m in fine),
+                     pct(rate.rate if rate else None), rate.verdicts if rate else 0])
+    html = table(["Model", *(f"{m.name} {m.arrow}" for m in fine), "overall ↑", "verdicts"], rows,
+                 caption=f"{task}: fine-grained metrics by model (binary: % of verdicts; fractions: mean x 100)")
+    return Markup(html.replace("<tr><td>All</td>", '<tr class="avg"><td>All</td>', 1))
+
+
 def _task_section(records: Sequence[Record], task: str, charts_dir: Path) -> Markup:
     sub = [r for r in records if r.get("task") == task]
     fine, diag = metric_rows(sub)
@@ -52,9 +66,7 @@ def _task_section(records: Sequence[Record], task: str, charts_dir: Path) -> Mar
     parts: list[Any] = [tag("h3", f"Task {task}")]
     pics: list[Any] = []
     if fine:
-        parts.append(table(["Metric", "n", "Rate / mean (%)"],
-                           [[f"{m.name} {m.arrow}", m.n, pct(m.mean)] for m in fine],
-                           caption=f"{task}: fine-grained metrics (binary: % of verdicts; fractions: mean)"))
+        parts.append(_metrics_by_model(sub, task, fine))
         png = charts.metric_chart(task, fine)
         (charts_dir / f"{safe_name(task)}-metrics.png").write_bytes(png)
         pics.append(png_img(png, alt=f"{task} fine-grained metrics"))
