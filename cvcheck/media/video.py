@@ -16,6 +16,8 @@ pathological file can never hang the reader.
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -281,3 +283,50 @@ def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None 
     guarantees on bad files.
     """
     return FrameReader(source, stride=stride, max_frames=max_frames, config=config)
+
+
+def prefetched(frames: Iterable[np.ndarray], *, depth: int = 4) -> Iterator[np.ndarray]:
+    """Read ``frames`` in a background thread, ``depth`` frames ahead (bounded memory).
+
+    Decoding (PyAV) and OpenCV release the GIL, so per-frame analysis in the caller
+    overlaps with decoding of the next frames. Exceptions from the reader are re-raised
+    in the caller; stopping early (closing this generator) stops the thread.
+    """
+    q: queue.Queue = queue.Queue(maxsize=max(1, depth))
+    stop = threading.Event()
+    end = object()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run() -> None:
+        try:
+            for frame in frames:
+                if not put(frame):
+                    return
+            put(end)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            put(exc)
+
+    thread = threading.Thread(target=run, name="cvcheck-frames", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = q.get()
+            if item is end:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        close = getattr(frames, "close", None)
+        if close is not None and not thread.is_alive():
+            close()

@@ -199,10 +199,11 @@ def _across_wall(spec: MazeSpec, rng: np.random.Generator, *, forward: bool) -> 
     return options[int(rng.integers(len(options)))]
 
 
-def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Generator) -> VideoPlan | None:
+def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Generator,
+          walk_seconds: float | None = None) -> VideoPlan | None:
     sol = list(spec.solution)
-    walk_seconds = float(rng.uniform(1.6, 3.2))
-    speed = float(np.clip(len(sol) / (look.fps * walk_seconds), 0.15, 1.2))
+    walk_seconds = walk_seconds or float(rng.uniform(1.6, 3.2))
+    speed = float(np.clip(len(sol) / (look.fps * walk_seconds), 0.02, 1.2))
     settle = int(rng.integers(10, 18))
     m = _Mover(spec.start)
     m.hold(int(rng.integers(2, 7)))
@@ -392,9 +393,11 @@ def random_look(rng: np.random.Generator, *, style: str | None = None, small: bo
 
 
 def make_video_case(seed: int, *, behaviour: str | None = None, look: VideoLook | None = None,
-                    size: int | None = None, small: bool = True) -> MazeVideoCase:
+                    size: int | None = None, small: bool = True,
+                    walk_seconds: float | None = None) -> MazeVideoCase:
     """One labelled video case, deterministic in ``seed`` (retries internally when a
-    behaviour does not fit the drawn maze)."""
+    behaviour does not fit the drawn maze). ``walk_seconds`` sets how long the agent
+    walks (default 1.6-3.2 s; its speed is capped at 1.2 lattice cells per frame)."""
     if behaviour is not None and behaviour not in BEHAVIOURS:
         raise InputError(f"unknown behaviour {behaviour!r}; choose from {BEHAVIOURS}")
     for attempt in range(50):
@@ -406,7 +409,7 @@ def make_video_case(seed: int, *, behaviour: str | None = None, look: VideoLook 
         if len(spec.solution) < 5:
             continue
         lk = look or random_look(rng, small=small)
-        plan = _plan(spec, beh, lk, rng)
+        plan = _plan(spec, beh, lk, rng, walk_seconds)
         if plan is None:
             continue
         labels = label_plan(spec, plan, beh, style=lk.style)
