@@ -66,3 +66,12 @@ def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="does not exist"):
         read_records(tmp_path / "none.jsonl")
     assert read_records(tmp_path / "none.jsonl", must_exist=False).records == []
+
+
+def test_a_manifest_is_not_a_results_file(tmp_path: Path) -> None:
+    p = tmp_path / "m.jsonl"
+    p.write_text(json.dumps({"id": "a", "task": "maze", "answer": "a.png"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="m.jsonl:1: not a cvcheck result"):
+        read_records(p)
+    with pytest.raises(InputError, match="not a cvcheck result"):
+        ResultWriter(p)  # resuming into it would append results to a manifest

@@ -123,4 +123,6 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
 def run_manifest(manifest: str | os.PathLike | Manifest, output: str | os.PathLike, **options: Any) -> RunSummary:
     """Load (if needed) and validate a manifest, then :func:`run_samples` it."""
     m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
+    if Path(output).resolve() == m.path.resolve():
+        raise InputError("the results file must not be the manifest itself")
     return run_samples(m.samples, output, lines=m.lines or None, **options)

@@ -22,6 +22,11 @@ TIMING_KEY = "timing"
 SAMPLE_KEY = "sample"
 
 
+def _is_result(rec: Any) -> bool:
+    return (isinstance(rec, dict) and "id" in rec and "status" in rec
+            and str(rec.get("schema", "")).startswith("cvcheck.result/"))
+
+
 def make_record(result: Result, sample: Mapping[str, Any] | None = None, *,
                 timing: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The JSON record of one graded sample."""
@@ -79,8 +84,6 @@ def read_records(path: str | os.PathLike, *, must_exist: bool = True) -> Results
         chunk = data[pos:] if end == -1 else data[pos:end]
         try:
             rec = json.loads(chunk.decode("utf-8")) if chunk.strip() else None
-            if rec is not None and (not isinstance(rec, dict) or "id" not in rec):
-                raise ValueError("not a result record")
         except (ValueError, UnicodeDecodeError) as exc:
             if last:
                 out.torn_tail = True
@@ -89,6 +92,9 @@ def read_records(path: str | os.PathLike, *, must_exist: bool = True) -> Results
         if end == -1:  # complete JSON but no newline: the write was cut before its newline
             out.torn_tail = True
             break
+        if rec is not None and not _is_result(rec):
+            raise InputError(f"{p}:{number}: not a cvcheck result (no 'schema': 'cvcheck.result/...', "
+                             "'id' and 'status'); is this a manifest?")
         pos = end + 1
         out.good_bytes = pos
         if rec is None:
