@@ -74,3 +74,57 @@ def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path: Pat
         assert {r["id"]: comparable(r) for r in got.records} == want
     # the kills really landed at different stages (before any result, mid-run)
     assert any(n == 0 for n in progress_at_kill) and any(0 < n < 16 for n in progress_at_kill), progress_at_kill
+
+
+def _children_of(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_workers_do_not_outlive_a_killed_run(tmp_path: Path) -> None:
+    """Workers busy on a long sample die with their parent instead of grading for nobody."""
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(
+        f'{{"id": "s{i}", "task": "batch-test", "answer": "x.png", "sleep": 60}}\n' for i in range(2)))
+    code = ("import sys; from cvcheck import registry; registry.register('batch-test', 'test_batch_helpers:grade_sample');"
+            " from cvcheck.cli import main; sys.exit(main())")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", code, "run", str(manifest), "-o", str(tmp_path / "r.jsonl"),
+                             "--workers", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=env)
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.2)
+        workers = [p for p in _children_of(proc.pid) if "spawn_main" in _cmdline(p)]
+    assert len(workers) == 2, "the workers did not start"
+    time.sleep(1.0)  # both are now sleeping inside a sample
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in workers)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -51,7 +51,22 @@ def run_serial(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, con
 
 # -- process pool -------------------------------------------------------------------------
 
-def _worker_main(conn: Connection, config: Config, tasks: Mapping[str, str]) -> None:
+def _die_with_parent() -> None:
+    """Linux: have the kernel kill this worker when the parent dies (e.g. ``kill -9``), so no
+    orphan keeps grading a long video for nobody."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc: EOF on the pipe still stops us
+        pass
+
+
+def _worker_main(conn: Connection, config: Config, tasks: Mapping[str, str], parent: int = 0) -> None:
+    _die_with_parent()
+    if parent and os.getppid() != parent:  # the parent died before the death signal was armed
+        return
     try:
         from .worker import install_reference_cache, register_tasks
 
@@ -73,7 +88,7 @@ class _Slot:
     def __init__(self, ctx: Any, config: Config, tasks: Mapping[str, str], number: int):
         parent, child = ctx.Pipe(duplex=True)
         self.conn: Connection = parent
-        self.proc = ctx.Process(target=_worker_main, args=(child, config, dict(tasks)), daemon=True,
+        self.proc = ctx.Process(target=_worker_main, args=(child, config, dict(tasks), os.getpid()), daemon=True,
                                 name=f"cvcheck-worker-{number}")
         self.proc.start()
         child.close()
