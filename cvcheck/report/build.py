@@ -107,6 +107,8 @@ def _pick_failures(records: Sequence[Record], limit: int) -> list[Record]:
 def _gallery(failures: Sequence[Record], out: Path, config: Config) -> Markup:
     figs = []
     (out / "overlays").mkdir(parents=True, exist_ok=True)
+    for stale in (out / "overlays").glob("*.png"):  # from an earlier report into the same folder
+        stale.unlink()
     for r in failures:
         sid = str(r.get("id"))
         picture = render_record(r, config=config)
