@@ -240,7 +240,7 @@ class FrameReader:
                         yield rgb
                         if self.frames_read >= self.max_frames:
                             return
-            if self.truncated:
+            if self.truncated or self.error is not None:
                 # Frames still inside the (threaded) decoder are intact: flush them out.
                 try:
                     for frame in stream.codec_context.decode(None):
