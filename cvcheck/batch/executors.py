@@ -68,8 +68,9 @@ def _worker_main(conn: Connection, config: Config, tasks: Mapping[str, str], par
     if parent and os.getppid() != parent:  # the parent died before the death signal was armed
         return
     try:
-        from .worker import install_reference_cache, register_tasks
+        from .worker import install_reference_cache, register_tasks, single_threaded_libraries
 
+        single_threaded_libraries()
         install_reference_cache()
         register_tasks(tasks)
         conn.send(READY)
@@ -212,6 +213,9 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
 # -- Ray ----------------------------------------------------------------------------------
 
 def _ray_grade(sample: dict[str, Any], config: Config, tasks: dict[str, str]) -> tuple[dict[str, Any], float]:
+    from .worker import single_threaded_libraries
+
+    single_threaded_libraries()
     return timed_grade(sample, config=config, tasks=tasks)
 
 

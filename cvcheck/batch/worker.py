@@ -50,6 +50,16 @@ def _cached(loader: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def single_threaded_libraries() -> None:
+    """One thread per worker inside OpenCV: parallelism comes from the workers (no oversubscription)."""
+    try:
+        import cv2
+
+        cv2.setNumThreads(1)
+    except ImportError:  # pragma: no cover
+        pass
+
+
 def install_reference_cache() -> None:
     """Wrap the reference loaders in :data:`CACHED_LOADERS` (once per process)."""
     global _installed
