@@ -171,7 +171,7 @@ class FrameAnalyser:
                 new_canvas = self.canvas(frame)
                 new_hsv = cv2.cvtColor(new_canvas, cv2.COLOR_RGB2HSV)
                 new_iou = self._layout(new_canvas, new_hsv)
-                if new_iou > iou + 0.05:
+                if new_iou > max(iou + 0.05, self.cfg.layout_iou_min):  # the maze moved, not changed
                     canvas, hsv, iou = new_canvas, new_hsv, new_iou
                     self.relocations += 1
                 else:

@@ -1,0 +1,88 @@
+"""Property tests of the video wall-crossing geometry on synthetic tracks (no pixels)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cvcheck.maze.track import Track, build_track
+from cvcheck.maze.video_frames import Blob
+from cvcheck.maze.video_metrics import WallGeometry, analyse_crossings, cell_path, goal_settling
+from cvcheck.synth.maze_gen import make_maze
+
+
+def _walk(cells, speed: float, rng: np.random.Generator, noise: float) -> np.ndarray:
+    pts = np.array(cells, float) + 0.5
+    out = [pts[0]]
+    for a, b in zip(pts, pts[1:]):
+        n = max(1, int(np.ceil(np.hypot(*(b - a)) / speed)))
+        out += [a + (b - a) * s for s in np.linspace(0, 1, n + 1)[1:]]
+    out = np.array(out)
+    return out + rng.uniform(-noise, noise, out.shape)
+
+
+def _track(pos: np.ndarray) -> Track:
+    return Track(pos=pos, overlap=np.zeros(len(pos)))
+
+
+maze_args = dict(seed=st.integers(0, 10_000), size=st.integers(3, 8), speed=st.floats(0.08, 1.0),
+                 noise=st.floats(0.0, 0.3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(**maze_args)
+def test_track_inside_corridors_never_crosses(seed: int, size: int, speed: float, noise: float) -> None:
+    rng = np.random.default_rng(seed)
+    spec = make_maze(size, rng=rng, algorithm="wilson" if seed % 2 else "dfs", endpoints="random")
+    geo = WallGeometry(spec, erosion=0.3)
+    pos = _walk(list(spec.solution), speed, rng, noise)
+    rep = analyse_crossings(_track(pos), geo, contact_overlap=0.2)
+    assert not rep.traversals and not rep.contact.any() and not rep.crossed(0.05)
+    cells = cell_path(_track(pos), geo, rep)
+    assert not any(spec.walls[p] for p in cells)
+    assert set(spec.solution) <= set(cells)
+    assert goal_settling(_track(pos), spec.goal, settle_frames=1).stopped
+
+
+@settings(max_examples=40, deadline=None)
+@given(**maze_args, where=st.floats(0, 1))
+def test_a_jump_across_a_wall_is_always_caught(seed: int, size: int, speed: float, noise: float,
+                                               where: float) -> None:
+    rng = np.random.default_rng(seed)
+    spec = make_maze(size, rng=rng, algorithm="wilson" if seed % 2 else "dfs", endpoints="random")
+    sol = list(spec.solution)
+    h, w = spec.walls.shape
+    options = []
+    for i, p in enumerate(sol):
+        if not (p[0] % 2 and p[1] % 2):
+            continue
+        for dr, dc in ((-2, 0), (2, 0), (0, -2), (0, 2)):
+            q, wall = (p[0] + dr, p[1] + dc), (p[0] + dr // 2, p[1] + dc // 2)
+            if 0 < q[0] < h and 0 < q[1] < w and spec.walls[wall]:
+                options.append((i, q))
+    if not options:
+        return
+    i, q = options[min(len(options) - 1, int(where * len(options)))]
+    walk = _walk(sol[: i + 1], speed, rng, noise)
+    pos = np.vstack([walk, np.repeat([np.array(q, float) + 0.5], 4, axis=0)])
+    rep = analyse_crossings(_track(pos), WallGeometry(spec, erosion=0.3), contact_overlap=0.2)
+    assert rep.crossed(0.05)
+    assert any(t.kind == "teleport" and t.to_frame == len(walk) for t in rep.traversals)
+
+
+def test_tracker_ignores_a_far_blob_while_the_agent_is_hidden() -> None:
+    agent = [[Blob(1.5, 1.5 + 0.3 * t, 1.0)] for t in range(10)]
+    hidden = [[Blob(9.5, 9.5, 1.0)] for _ in range(4)]          # only a far blob while hidden
+    back = [[Blob(1.5, 5.0 + 0.3 * t, 1.0), Blob(9.5, 9.5, 1.0)] for t in range(8)]
+    track = build_track(agent + hidden + back, start=(1.5, 1.5), max_gap=12)
+    seen = track.pos[~np.isnan(track.pos[:, 0])]
+    assert np.abs(seen - 9.5).max(axis=1).min() > 3  # never on the distractor
+    assert np.isnan(track.pos[10:14, 0]).all() and not np.isnan(track.pos[14:, 0]).any()
+
+
+def test_tracker_follows_a_real_far_jump() -> None:
+    before = [[Blob(1.5, 1.5, 1.0)] for _ in range(5)]
+    after = [[Blob(7.5, 7.5, 1.0)] for _ in range(5)]
+    track = build_track(before + after, start=(1.5, 1.5), max_gap=12)
+    assert not np.isnan(track.pos).any() and track.far_jumps == 1
