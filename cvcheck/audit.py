@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from .report.tables import MMGR_METRICS
+from .report.tables import MMGR_METRICS, phi_from_counts
 
 Record = Mapping[str, Any]
 #: fractional metrics -> their gate endpoint as a 0/1 value
@@ -57,8 +57,7 @@ class Confusion:
     @property
     def phi(self) -> float | None:
         """Phi (Matthews) coefficient; None when a row or column of the table is empty."""
-        den = (self.n11 + self.n10) * (self.n01 + self.n00) * (self.n11 + self.n01) * (self.n10 + self.n00)
-        return None if den == 0 else (self.n11 * self.n00 - self.n10 * self.n01) / math.sqrt(den)
+        return phi_from_counts(self.n11, self.n10, self.n01, self.n00)
 
     def add(self, a: int, b: int) -> "Confusion":
         key = f"n{a}{b}"

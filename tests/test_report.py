@@ -77,3 +77,15 @@ def test_report_refuses_empty_results(tmp_path: Path, capsys: pytest.CaptureFixt
     (tmp_path / "e.jsonl").write_text("")
     assert main(["report", str(tmp_path / "e.jsonl"), "-o", str(tmp_path / "r")]) == 2
     assert "no results" in capsys.readouterr().err
+
+
+def test_failure_phi_hand_checked() -> None:
+    from cvcheck.report.tables import failure_phi
+
+    pairs = [(1, 1)] * 20 + [(1, 0)] * 5 + [(0, 1)] * 10 + [(0, 0)] * 15
+    recs = [{"status": "ok", "metrics": {"maze_changed": a, "cross_wall": b, "c": 1}} for a, b in pairs]
+    recs.append({"status": "error", "metrics": {"maze_changed": 1, "cross_wall": 0}})  # not a verdict
+    phis = failure_phi(recs, ["maze_changed", "cross_wall", "c"])
+    phi, n = phis[("maze_changed", "cross_wall")]
+    assert n == 50 and phi == pytest.approx(250 / 375_000 ** 0.5)  # (20*15 - 5*10) / sqrt(25*25*30*20)
+    assert phis[("maze_changed", "c")] == (None, 50)  # c is constant

@@ -15,7 +15,7 @@ from . import charts
 from .html import Markup, esc, join, page, png_img, table, tag
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .summary import summary_csv, summary_markdown
-from .tables import (Pivot, cascade, error_codes, failed_checks, group_value, is_verdict, metric_rows, passed,
+from .tables import (Pivot, cascade, error_codes, failed_checks, failure_phi, group_value, is_verdict, metric_rows, passed,
                      pct, pivot, rates_by)
 
 Record = Mapping[str, Any]
@@ -81,12 +81,24 @@ def _task_section(records: Sequence[Record], task: str, charts_dir: Path) -> Mar
         pics.append(png_img(png, alt=f"{task} metric cascade"))
     if pics:
         parts.append(tag("div", join(pics), class_="charts"))
+    binary = [m.name for m in fine if m.binary]
+    if len(binary) >= 2:
+        phis = failure_phi(sub, binary)
+        rows = [[a, *(("" if j <= i else _phi_cell(phis[(a, b)])) for j, b in enumerate(binary))]
+                for i, a in enumerate(binary[:-1])]
+        parts.append(table(["phi", *binary], rows, caption=f"{task}: co-occurrence of metric values (phi over the "
+                           "verdicts that have both; n/a when one is constant)"))
     if diag:
         parts.append(tag("details", Markup(tag("summary", f"{len(diag)} diagnostics (IoUs, counts, timings)") +
                                            table(["Diagnostic", "n", "mean", "median", "min", "max"],
                                                  [[d.name, d.n, f"{d.mean:.4g}", f"{d.median:.4g}",
                                                    f"{d.minimum:.4g}", f"{d.maximum:.4g}"] for d in diag]))))
     return join(parts)
+
+
+def _phi_cell(value: tuple[float | None, int]) -> Markup:
+    phi, n = value
+    return tag("span", "n/a" if phi is None else f"{phi:.3f}", title=f"n={n}")
 
 
 def _pick_failures(records: Sequence[Record], limit: int) -> list[Record]:

@@ -228,6 +228,28 @@ def error_codes(records: Iterable[Record]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def phi_from_counts(n11: int, n10: int, n01: int, n00: int) -> float | None:
+    """Phi coefficient of a 2x2 table; None when a row or a column is empty."""
+    den = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    return None if den == 0 else (n11 * n00 - n10 * n01) / math.sqrt(den)
+
+
+def failure_phi(records: Iterable[Record], metrics: Sequence[str]) -> dict[tuple[str, str], tuple[float | None, int]]:
+    """Phi between pairs of binary metrics over the verdicts that have both (MMGR reports, e.g.,
+    phi = 0.3821 between layout failure and wall crossing for Veo-3): ``(a, b) -> (phi, n)``."""
+    rows = [r.get("metrics") or {} for r in records if is_verdict(r)]
+    out = {}
+    for i, a in enumerate(metrics):
+        for b in metrics[i + 1:]:
+            counts = [0, 0, 0, 0]  # n11, n10, n01, n00
+            for m in rows:
+                x, y = _scalar(m.get(a)), _scalar(m.get(b))
+                if x in (0.0, 1.0) and y in (0.0, 1.0):
+                    counts[(1 - int(x)) * 2 + (1 - int(y))] += 1
+            out[(a, b)] = (phi_from_counts(*counts), sum(counts))
+    return out
+
+
 def pct(value: float | None, digits: int = 2) -> str:
     """MMGR's percent style: ``95.56``; an empty cell is ``—``."""
     return "—" if value is None else f"{100 * value:.{digits}f}"
