@@ -47,7 +47,10 @@ def _markdown(audit: Any) -> str:
 def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: Config, budget: list[int]) -> Any:
     name = f"overlays/{safe_name(sid)}.png"
     if reuse is not None and (reuse / name).is_file():
-        return tag("a", "overlay", href=os.path.relpath(reuse / name, out))
+        from ..media.image import load_image
+
+        thumb = thumbnail_data_uri(load_image(reuse / name), max_side=160)
+        return tag("a", Markup(f'<img src="{thumb}" alt="overlay">'), href=os.path.relpath(reuse / name, out))
     if budget[0] <= 0:
         return "—"
     record = audit.records_a.get(sid) if (audit.records_a.get(sid) or {}).get("sample") else audit.records_b.get(sid)
