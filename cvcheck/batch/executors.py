@@ -115,8 +115,8 @@ class _Slot:
     def give(self, index: int, sample: Mapping[str, Any]) -> None:
         if not self.ready:
             self.await_ready()
-        self.job, self.started = index, time.monotonic()
         self.conn.send((index, dict(sample)))
+        self.job, self.started = index, time.monotonic()
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -148,14 +148,31 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
     count = max(1, min(workers, len(samples)))
     spawned = 0
     slots: list[_Slot] = []
+
+    def replace(k: int) -> _Slot:
+        nonlocal spawned
+        slots[k].kill()
+        slots[k] = _Slot(ctx, config, all_tasks, spawned)
+        spawned += 1
+        return slots[k]
+
+    def dispatch(k: int) -> None:
+        """Give slot ``k`` the next sample; a worker that died while idle is replaced first."""
+        while pending:
+            try:
+                slots[k].give(pending[-1], samples[pending[-1]])
+            except (OSError, EOFError):
+                replace(k)
+                continue
+            pending.pop()
+            return
+
     try:
         for _ in range(count):
             slots.append(_Slot(ctx, config, all_tasks, spawned))
             spawned += 1
-        for slot in slots:
-            if pending:
-                i = pending.pop()
-                slot.give(i, samples[i])
+        for k in range(len(slots)):
+            dispatch(k)
         while any(s.job is not None for s in slots):
             now = time.monotonic()
             busy = [s for s in slots if s.job is not None]
@@ -184,9 +201,7 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
                                                  f"worker process died (exit code {code}) while grading"),
                                   {"seconds": round(time.monotonic() - slot.started, 4),
                                    "worker": f"process-{slot.number}"})
-                        slot.kill()
-                        slots[k] = slot = _Slot(ctx, config, all_tasks, spawned)
-                        spawned += 1
+                        replace(k)
                         finished = True
                 if not finished and timeout_s and time.monotonic() - slot.started >= timeout_s:
                     slot.kill()
@@ -194,14 +209,11 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
                                              f"grading took longer than {timeout_s:g} s; worker replaced"),
                               {"seconds": round(time.monotonic() - slot.started, 4),
                                "worker": f"process-{slot.number}"})
-                    slots[k] = slot = _Slot(ctx, config, all_tasks, spawned)
-                    spawned += 1
+                    replace(k)
                     finished = True
                 if finished:
-                    slot.job = None
-                    if pending:
-                        i = pending.pop()
-                        slot.give(i, samples[i])
+                    slots[k].job = None
+                    dispatch(k)
     finally:
         for slot in slots:
             if slot.job is not None:
