@@ -96,6 +96,16 @@ def test_group_glyphs_joins_copies_and_separates_local_differences():
     assert group_glyphs([a, a], max_diff=0)[0] == [0, 1]
 
 
+def test_wrong_grid_size_is_unparseable_and_box_lines_only_grid_reads():
+    c9 = make_image_case(18, n=9, defect="solved", style=Style(size=384))
+    c4 = make_image_case(19, n=4, defect="solved", style=Style(size=256))
+    for img, ref in ((c9.image, c4), (c4.image, c9)):
+        r = verify_image(img, ref.puzzle, ref.solution, config=CFG)
+        assert r.status is Status.UNPARSEABLE, r.details
+    boxes_only = render(c9.answer, c9.puzzle != 0, Style(size=384, cell_lines=False, thick=0.06))
+    assert verify_image(boxes_only, c9.puzzle, c9.solution, config=CFG).passed
+
+
 def test_grid_found_on_light_on_dark_render():
     digits = np.zeros((4, 4), np.int8)
     digits[0, 0] = 3

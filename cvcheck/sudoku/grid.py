@@ -42,6 +42,7 @@ class GridFit:
     canvas: np.ndarray
     rows: np.ndarray
     cols: np.ndarray
+    size_mismatch: bool = False  #: the drawn lines say the grid is not n x n
 
 
 def darkness(image: np.ndarray) -> np.ndarray:
@@ -143,15 +144,19 @@ def rectify(dark: np.ndarray, quad: np.ndarray, n: int, *, cell_px: int = CELL_P
     dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     canvas = cv2.warpPerspective(dark, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    rows = _line_positions(canvas, n, axis=1)
-    cols = _line_positions(canvas, n, axis=0)
+    rows, found_r, extra_r = _line_positions(canvas, n, axis=1)
+    cols, found_c, extra_c = _line_positions(canvas, n, axis=0)
+    extra, found = extra_r + extra_c, found_r + found_c
+    mismatch = extra >= 4 or (extra >= 2 and found < n - 1)
     corners = quad[:, ::-1].copy()  # (x, y) -> (row, col)
     canvas.setflags(write=False)
-    return GridFit(n=n, corners=corners, canvas=canvas, rows=rows, cols=cols)
+    return GridFit(n=n, corners=corners, canvas=canvas, rows=rows, cols=cols, size_mismatch=mismatch)
 
 
-def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> np.ndarray:
-    """Line centres along one axis (axis=1: horizontal lines, positions are rows)."""
+def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> tuple[np.ndarray, int, int]:
+    """Line centres along one axis (axis=1: horizontal lines, positions are rows), the
+    number of inner lines found near their expected place, and the number of long lines
+    found far from any expected place."""
     size = canvas.shape[0]
     cell = size / n
     level = max(60, int(np.percentile(canvas, 90)) // 2)
@@ -162,6 +167,7 @@ def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> np.ndarray:
     profile = lines.mean(axis=axis).astype(np.float64)
     out = np.empty(n + 1)
     win = max(2, int(cell * 0.3))
+    found = 0
     for i in range(n + 1):
         e = i * (size - 1) / n
         lo, hi = max(0, int(e) - win), min(size, int(e) + win + 1)
@@ -169,6 +175,14 @@ def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> np.ndarray:
         if seg.max() < 0.25:
             out[i] = e
             continue
+        found += int(0 < i < n)
         strong = np.flatnonzero(seg >= 0.6 * seg.max())
         out[i] = lo + (strong.min() + strong.max()) / 2.0
-    return out
+    # long lines (> half the grid) where no line is expected
+    on = np.flatnonzero(profile >= 0.5)
+    extra = 0
+    if on.size:
+        runs = np.split(on, np.flatnonzero(np.diff(on) > 1) + 1)
+        expected = np.arange(n + 1) * (size - 1) / n
+        extra = sum(int(np.abs(expected - r.mean()).min() > 0.3 * cell) for r in runs)
+    return out, found, extra

@@ -41,9 +41,9 @@ class GridReading:
 
 def read_grid(image: np.ndarray, n: int, *, config: SudokuConfig,
               engine: DigitEngine | None = None) -> GridReading | None:
-    """Read an ``n`` x ``n`` Sudoku from an RGB image; None when no grid is found."""
+    """Read an ``n`` x ``n`` Sudoku from an RGB image; None when no n x n grid is found."""
     fit = find_grid(image, n)
-    if fit is None:
+    if fit is None or fit.size_mismatch:
         return None
     return read_fit(fit, config=config, engine=engine)
 

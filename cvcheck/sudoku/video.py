@@ -110,6 +110,10 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
                 tl.frames_without_grid += 1
                 continue
             fit = rectify(dark, quad, n)
+            if fit.size_mismatch:
+                fit = None
+                tl.frames_without_grid += 1
+                continue
             fit_thumb = thumb
             tl.refits += 1
         else:

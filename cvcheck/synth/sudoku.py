@@ -62,6 +62,7 @@ class Style:
     thin: float = 0.03              #: thin line width, share of the cell
     thick: float = 0.08             #: box line width, share of the cell
     uneven: bool = False            #: wobbly, model-like lines
+    cell_lines: bool = True         #: draw the thin lines between cells (False: box lines only)
     rotation: float = 0.0           #: degrees
     perspective: float = 0.0        #: corner jitter, share of the side
     blur: float = 0.0               #: Gaussian sigma in pixels
@@ -94,7 +95,7 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
         line_color=(0, 0, 0) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(40, 110, 3)),
         background=bg,
         thin=float(rng.uniform(0.015, 0.05)), thick=float(rng.uniform(0.05, 0.1)),
-        uneven=uneven,
+        uneven=uneven, cell_lines=bool(rng.random() < 0.9),
         rotation=rotation, perspective=perspective,
         blur=float(rng.uniform(0.3, max_blur)) if rng.random() < 0.4 else 0.0,
         jpeg=int(rng.integers(35, 95)) if rng.random() < 0.5 else 0,
@@ -119,6 +120,8 @@ def render(digits: np.ndarray, clues: np.ndarray, style: Style) -> np.ndarray:
     img = Image.new("RGB", (s, s), style.background)
     draw = ImageDraw.Draw(img)
     for i in range(n + 1):
+        if i % b and not style.cell_lines:
+            continue
         width = style.thick if i % b == 0 else style.thin
         w = max(1, int(round(width * cell)))
         pos = pad + i * cell
