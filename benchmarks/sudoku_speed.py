@@ -5,8 +5,9 @@ change-driven vs naively (every frame, every cell), side by side in one run.
     python benchmarks/sudoku_speed.py --naive-every 1 # time the naive reading on every frame
 
 All timings use one onnxruntime thread (sudoku.ocr_threads=1) and one process; medians.
-The naive reading is timed on every --naive-every'th frame (default 4) and scaled to 360
-frames (said so in the output); its OCR-call count is exact (frames x non-blank cells).
+The naive reading (every frame, every non-blank cell recognised, no sharing) is timed on
+every --naive-every'th frame (default 4) and scaled to all frames (said so in the output);
+its OCR-call count is exact (sum over frames of the non-blank cells).
 """
 
 from __future__ import annotations
@@ -46,24 +47,31 @@ def main(argv: list[str] | None = None) -> int:
     print(f"engine: {engine.name} providers={getattr(engine, 'providers', '?')} threads={cfg.sudoku.ocr_threads}")
 
     # -- images ------------------------------------------------------------------------------
+    every = Config().with_overrides(["sudoku.ocr_glyph_share=0"]).sudoku
     cases = [make_image_case(s, n=9) for s in range(args.seed0, args.seed0 + args.images)]
     read_grid(cases[0].image, 9, config=cfg.sudoku)  # warm-up
-    per_image, per_grid, cells = [], [], []
+    times: dict[str, list[float]] = {"shared": [], "every": []}
+    calls: dict[str, list[int]] = {"shared": [], "every": []}
+    per_grid = []
     for case in cases:
-        best = []
-        for _ in range(args.reps):
-            t = time.perf_counter()
-            g = read_grid(case.image, 9, config=cfg.sudoku)
-            best.append(time.perf_counter() - t)
-        per_image.append(np.median(best))
+        for key, conf in (("shared", cfg.sudoku), ("every", every)):
+            reps = []
+            for _ in range(args.reps):
+                t = time.perf_counter()
+                g = read_grid(case.image, 9, config=conf)
+                reps.append(time.perf_counter() - t)
+            times[key].append(float(np.median(reps)))
+            calls[key].append(g.ocr_calls if g else 0)
         t = time.perf_counter()
         find_grid(case.image, 9)
         per_grid.append(time.perf_counter() - t)
-        cells.append(g.ocr_calls if g else 0)
-    print(f"9x9 image, whole read (grid + cells + OCR): median {1000 * np.median(per_image):.1f} ms "
-          f"(p90 {1000 * np.percentile(per_image, 90):.1f}) over {len(cases)} images, "
-          f"{np.mean(cells):.1f} non-blank cells each")
-    print(f"  of which grid finding + rectification: median {1000 * np.median(per_grid):.1f} ms")
+    print(f"9x9 images ({len(cases)}, {np.mean(calls['every']):.1f} non-blank cells each), whole read "
+          f"(grid + cells + OCR), median of {args.reps} runs per image:")
+    for key, label in (("shared", f"one recognition per glyph group (share={cfg.sudoku.ocr_glyph_share})"),
+                       ("every", "every non-blank cell recognised (share=0)")):
+        print(f"  {label:58s} median {1000 * np.median(times[key]):6.1f} ms, p90 "
+              f"{1000 * np.percentile(times[key], 90):6.1f} ms, {np.mean(calls[key]):5.1f} OCR crops")
+    print(f"  grid finding + rectification alone: median {1000 * np.median(per_grid):.1f} ms")
     crops = [np.full((48, 32, 3), 255, np.uint8)] * 81
     t = time.perf_counter()
     engine.read_digits(crops, n=9)
@@ -82,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         timed = 0
         for i, frame in enumerate(iter_frames(path)):
             if i % args.naive_every == 0:
-                read_grid(frame, 9, config=cfg.sudoku)
+                read_grid(frame, 9, config=every)
                 timed += 1
         naive_s = (time.perf_counter() - t) * (m["frames"] / max(timed, 1))
     print(f"\n9x9 video, {m['frames']} frames ({case.style.size} px H.264), verdict overall={r.overall} "

@@ -17,7 +17,7 @@ import numpy as np
 
 #: analysis canvas pixels per cell
 CELL_PX = 48
-_DETECT_MAX_SIDE = 900
+_DETECT_MAX_SIDE = 640
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
+import cv2
 import numpy as np
 
 #: reading of a mark that is not a digit 1..N
@@ -63,17 +64,21 @@ def group_glyphs(glyphs: Sequence[np.ndarray], *, max_diff: float) -> tuple[list
         return idx, idx
     h, w = glyphs[0].shape
     stack = np.stack(glyphs).astype(np.float32)
+    rep_strip = np.empty((h, 0), np.float32)   # representatives side by side, (h, w * R)
     reps: list[int] = []
     group_of: list[int] = []
     for i in range(len(stack)):
         if reps:
-            diff = np.abs(stack[reps] - stack[i]).reshape(len(reps), h // 4, 4, w // 4, 4).mean(axis=(2, 4))
-            worst = diff.max(axis=(1, 2))
+            diff = np.abs(rep_strip - np.tile(stack[i], (1, len(reps))))
+            # exact 4x4 block means by area resampling (integer factor)
+            blocks = cv2.resize(diff, (diff.shape[1] // 4, h // 4), interpolation=cv2.INTER_AREA)
+            worst = blocks.reshape(h // 4, len(reps), w // 4).max(axis=(0, 2))
             best = int(np.argmin(worst))
             if worst[best] <= max_diff:
                 group_of.append(best)
                 continue
         reps.append(i)
+        rep_strip = np.hstack([rep_strip, stack[i]])
         group_of.append(len(reps) - 1)
     return reps, group_of
 
