@@ -35,10 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=144)
     ap.add_argument("--large-every", type=int, default=6, help="every Nth case may be up to 720p")
     ap.add_argument("--failures", type=Path, help="keep disagreeing videos, references and results here")
+    ap.add_argument("--trails", action="store_true", help="also draw agents that leave a trail (harder extra family)")
     args = ap.parse_args(argv)
     agree: Counter[str] = Counter()
     per_behaviour: dict[str, Counter[str]] = defaultdict(Counter)
     per_style: dict[str, Counter[str]] = defaultdict(Counter)
+    per_family: dict[str, Counter[str]] = defaultdict(Counter)
     teleport_videos = teleports_caught = crossing_videos = crossings_caught = 0
     valid = valid_pass = 0
     frames = 0
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.count):
             behaviour = BEHAVIOURS[i % len(BEHAVIOURS)]
             large = args.large_every > 0 and i % args.large_every == args.large_every - 1
-            case = make_video_case(args.seed * 100_003 + i, behaviour=behaviour, small=not large)
+            case = make_video_case(args.seed * 100_003 + i, behaviour=behaviour, small=not large, trails=args.trails)
             path = case.write(Path(tmp) / f"{case.id}.mp4")
             cfg = Config().with_overrides([f"maze.video_style={case.look.style}"])
             t0 = time.perf_counter()
@@ -62,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
                 hit = got[name] == int(case.labels[name])
                 agree[name] += hit
                 ok_all &= hit
-            for table, key in ((per_behaviour, behaviour), (per_style, case.look.style)):
+            family = "trail" if case.look.trail else "no_trail"
+            for table, key in ((per_behaviour, behaviour), (per_style, case.look.style), (per_family, family)):
                 table[key]["n"] += 1
                 table[key]["overall_ok"] += got["overall"] == case.labels["overall"]
                 table[key]["cross_wall_ok"] += got["cross_wall"] == case.labels["cross_wall"]
@@ -98,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "valid_solves": valid, "valid_solves_passed": valid_pass,
         "per_behaviour": {k: dict(v) for k, v in sorted(per_behaviour.items())},
         "per_style": {k: dict(v) for k, v in sorted(per_style.items())},
+        "per_trail_family": {k: dict(v) for k, v in sorted(per_family.items())},
         "verify_seconds_total": round(verify_s, 2), "wall_seconds_total": round(time.perf_counter() - t_start, 2),
         "failures": failures,
     }

@@ -30,6 +30,8 @@ LINK_RADIUS = 3.0     #: lattice cells an object may move between two consecutiv
 GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last position is "near"
 GATE_PER_FRAME = 1.0  #: ... plus this per missing frame
 MIN_TRACKLET = 2      #: shorter tracklets are noise (unless nothing else exists)
+STATIC_SPAN = 0.6     #: a tracklet moving less than this (lattice cells) is a static marker
+SPLIT_RADIUS = 2.0    #: a mover appearing this close to a static marker split off from it
 
 
 @dataclass
@@ -60,6 +62,7 @@ class Track:
     overlap: np.ndarray           #: (T,) share of the agent inside eroded walls
     pieces: list[tuple[int, int]] = field(default_factory=list)  #: (first, last) frame of each tracklet used
     far_jumps: int = 0            #: continuations accepted beyond the near gate
+    markers_left: int = 0         #: static copies the agent left behind (e.g. the start marker)
     lost: int = 0                 #: continuations after more than max_gap missing frames
     ignored: int = 0              #: tracklets rejected (coexisting or unreachable objects)
 
@@ -107,6 +110,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     overlap = np.full(n, np.nan)
     tracklets = link_tracklets(detections)
     long = [tr for tr in tracklets if len(tr.frames) >= MIN_TRACKLET] or tracklets
+    long = [tr for tr in long if any(b.fresh for b in tr.blobs)] or long  # never-moving trails are not agents
     track = Track(pos=pos, overlap=overlap)
     if not long:
         return track
@@ -118,6 +122,8 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     else:
         current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
     while True:
+        current = _leave_markers(track, current, long)
+        current = _drop_stale_tail(current, long)
         _place(track, current)
         later = [tr for tr in long if tr.start > current.end]
         track.ignored = len(long) - len(later) - len(track.pieces)
@@ -140,6 +146,52 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             track.lost += 1
     track.ignored = max(0, len(tracklets) - len(track.pieces))
     return track
+
+
+def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:
+    """Cut a tracklet where its detections turn stale (a held position, not fresh) while
+    another object appears: a trail left behind by an agent that vanished, not the agent."""
+    frames, blobs = current.frames, current.blobs
+    i = 0
+    while i < len(blobs):
+        if blobs[i].fresh:
+            i += 1
+            continue
+        j = i
+        while j < len(blobs) and not blobs[j].fresh:
+            j += 1
+        if j - i >= 2 and any(frames[i] <= tr.start <= frames[j - 1] for tr in pool if tr is not current):
+            return Tracklet(frames=frames[:i], blobs=blobs[:i]) if i else current
+        i = j
+    return current
+
+
+def _static(tr: Tracklet) -> bool:
+    pts = np.array([[b.row, b.col] for b in tr.blobs])
+    return len(tr.frames) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN
+
+
+def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tracklet:
+    """When the followed object stops for good and a moving object splits off from it (the
+    agent leaving a copy of itself - the start marker - behind), follow the mover."""
+    while True:
+        movers = []
+        for tr in pool:
+            if not (current.start < tr.start <= current.end) or _static(tr):
+                continue
+            rest = [b for f, b in zip(current.frames, current.blobs) if f >= tr.start - 1]
+            pts = np.array([[b.row, b.col] for b in rest])
+            if len(rest) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN \
+                    and float(np.hypot(*(tr.first() - pts[0]))) <= SPLIT_RADIUS:
+                movers.append(tr)
+        if not movers:
+            return current
+        mover = min(movers, key=lambda tr: tr.start)
+        keep = [i for i, f in enumerate(current.frames) if f < mover.start]
+        if keep:
+            _place(track, Tracklet(frames=[current.frames[i] for i in keep], blobs=[current.blobs[i] for i in keep]))
+        track.markers_left += 1
+        current = mover
 
 
 def _place(track: Track, tr: Tracklet) -> None:

@@ -28,6 +28,8 @@ from .metrics import _disk, upscale_cells
 from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
+TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
+HEAD_AGE = 4         #: pixels agent-coloured for fewer frames than this are the moving agent, not its trail
 RELOCATE_EVERY = 12  #: frames between attempts to re-locate a maze that stopped matching
 
 
@@ -39,6 +41,7 @@ class Blob:
     col: float
     area: float           #: lattice cells^2
     overlap: float = 0.0  #: share of its pixels inside eroded wall cores (lattice style)
+    fresh: bool = True    #: False when the position is held from an earlier frame (a still trail)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,9 @@ class FrameAnalyser:
             e = max(1, int(round(config.video_wall_erosion * k)))
             self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)).astype(bool)
         self.agent_min_px = max(2.0, style.agent_min_area * k * k)
+        self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
+        self._prev_agent: np.ndarray | None = None
+        self._last_head: tuple[float, float] | None = None
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
 
     # -- geometry ----------------------------------------------------------------------------
@@ -181,7 +187,7 @@ class FrameAnalyser:
         st = self.style
         agent = hue_mask(hsv, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
         goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
-        agents = self._blobs(agent, self.agent_min_px, with_overlap=True)
+        agents = self._blobs(agent, self.agent_min_px, with_overlap=True, trail=True)
         goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
         return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal), canvas
@@ -196,7 +202,13 @@ class FrameAnalyser:
         union = np.count_nonzero(est_v | self.ref_v) + np.count_nonzero(est_h | self.ref_h)
         return float(inter / union) if union else 0.0
 
-    def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool) -> list[Blob]:
+    def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
+        if trail:  # frames each pixel has been agent-coloured for (saturating)
+            on = mask > 0
+            age = self._prev_agent if self._prev_agent is not None else np.zeros(mask.shape, np.uint8)
+            age = np.where(on, np.minimum(age, 254) + 1, 0).astype(np.uint8)
+            self._prev_agent = age
+        prev = self._prev_agent
         x0, y0, w, h = cv2.boundingRect(mask)  # label only the part of the canvas that has pixels
         if w == 0 or h == 0:
             return []
@@ -212,8 +224,63 @@ class FrameAnalyser:
         k, off, pad = float(self.k), self.offset, self.pad
         raw = [(float((cents[i][1] + 0.5 - pad) / k + off), float((cents[i][0] + 0.5 - pad) / k + off), areas[i],
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
+        stale: set[int] = set()
+        if trail and keep:
+            ref = self._reference_area(float(areas[keep].max()))
+            for n, i in enumerate(keep):
+                if ref and prev is not None and areas[i] > TRAIL_FACTOR * ref:
+                    head = self._head(labels[:, :] == i, prev[y0:y0 + h, x0:x0 + w], (x0, y0), ref)
+                    if head is None:  # a trail with nothing moving at its end: left behind
+                        stale.add(n)
+                    else:
+                        cx, cy, a, o, moved = head
+                        raw[n] = ((cy + 0.5 - pad) / k + off, (cx + 0.5 - pad) / k + off, a, o)
+                        stale.add(n)
+                        if moved:
+                            stale.discard(n)
+        if stale:  # held positions are kept apart from merging and flagged
+            held = [raw[n] for n in sorted(stale)]
+            merged = _merge([b for n, b in enumerate(raw) if n not in stale])
+            return ([Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False) for r, c, a, o in held]
+                    + [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px])
         merged = _merge(raw)
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
+
+    def _reference_area(self, largest: float) -> float | None:
+        """The agent's own area: the smallest of its areas in the first five frames it is seen
+        (before a trail it may draw has grown)."""
+        if len(self._ref_samples) < 5:
+            self._ref_samples.append(largest)
+        return min(self._ref_samples) if self._ref_samples else None
+
+    def _head(self, comp: np.ndarray, prev: np.ndarray, origin: tuple[int, int],
+              ref: float) -> tuple[float, float, float, float, bool] | None:
+        """Where the agent is inside a blob that includes its trail: around the pixels that
+        became agent-coloured since the last frame (its leading edge), or where it was last
+        seen when it does not move. Returns (x, y, area, overlap, moved) in canvas pixels."""
+        x0, y0 = origin
+        need = max(2, 0.04 * self.k * self.k)
+        for age in range(1, HEAD_AGE + 1):  # the youngest pixels that make a usable leading edge
+            ys, xs = np.nonzero(comp & (prev <= age))
+            if len(ys) >= need:
+                break
+        moved = len(ys) >= need
+        if moved:
+            hx, hy = float(xs.mean()) + x0, float(ys.mean()) + y0
+        elif self._last_head is not None:
+            hx, hy = self._last_head
+        else:
+            return None
+        half = 0.5 * float(np.sqrt(ref))
+        ys, xs = np.nonzero(comp)
+        xs, ys = xs + x0, ys + y0
+        near = (np.abs(xs - hx) <= half) & (np.abs(ys - hy) <= half)
+        if not near.any():
+            return None
+        cx, cy = float(xs[near].mean()), float(ys[near].mean())
+        self._last_head = (cx, cy)
+        overlap = float(self.core[ys[near], xs[near]].mean()) if self.core is not None else 0.0
+        return cx, cy, float(near.sum()), overlap, moved
 
     # -- thin-line walls ---------------------------------------------------------------------
     def _init_slots(self) -> None:

@@ -9,7 +9,7 @@ Wall crossing, precisely (``maze.video_wall_erosion`` = e, default 0.3 lattice c
 * a **traversal** is a move between two consecutive *free* positions (centre outside
   every core) whose straight segment - or whose in-between contact positions - runs
   through a wall core, when the two cells are not joined by a corridor route of
-  at most ``max(manhattan distance, 1.5 x typical speed x frames elapsed)`` lattice
+  at most ``max(manhattan distance, 1.5 x typical speed x frames elapsed + 1)`` lattice
   steps (so a fast but legal turn around a corner is no crossing, while a jump over
   a wall between two frames - a *teleport* - or a walk through it always is);
 * ``cross_wall_ratio`` = contact frames / frames where the agent was tracked.
@@ -190,7 +190,8 @@ def analyse_crossings(track: Track, geo: WallGeometry, *, contact_overlap: float
         if ca == cb:
             continue  # brushed a wall and came back: contact frames only
         manhattan = abs(ca[0] - cb[0]) + abs(ca[1] - cb[1])
-        allowed = float(manhattan) if inner else max(float(manhattan), 1.5 * rep.speed * (b - a))
+        # +1: both ends are quantised to lattice cells
+        allowed = float(manhattan) if inner else max(float(manhattan), 1.5 * rep.speed * (b - a) + 1)
         dist = geo.distances(cb)
         route = int(dist[ca]) if not geo.walls[ca] else -1
         if route < 0 or route > allowed:

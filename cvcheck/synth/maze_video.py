@@ -65,6 +65,9 @@ class VideoLook:
     line_px: int = 1                    #: mazeplot wall thickness
     maze_fraction: float = 0.9          #: maze side / min(height, width)
     background: int = 255
+    trail: float = 0.0                  #: the agent draws a trail this wide (fraction of its size; 0 = none)
+    leave_start: bool = False           #: a copy of the agent stays on the start cell
+    smooth: int = 0                     #: moving-average window (frames) rounding corners of the motion
 
 
 @dataclass
@@ -262,6 +265,11 @@ def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Genera
         m.go(sol[1:], speed)
     m.hold(settle)
     positions = np.array(m.pos)
+    if look.smooth > 1 and behaviour not in ("teleport", "wall_pass"):
+        w = int(look.smooth)
+        padded = np.pad(positions, ((w // 2, w - 1 - w // 2), (0, 0)), mode="edge")
+        kernel = np.ones(w) / w
+        positions = np.stack([np.convolve(padded[:, i], kernel, mode="valid") for i in range(2)], axis=1)
     t_total = len(positions)
     walls = [spec.walls]
     wall_state = np.zeros(t_total, int)
@@ -364,8 +372,10 @@ def label_plan(spec: MazeSpec, plan: VideoPlan, behaviour: str, *, style: str,
 
 # -- cases -----------------------------------------------------------------------------------
 
-def random_look(rng: np.random.Generator, *, style: str | None = None, small: bool = True) -> VideoLook:
-    """A random rendering/degradation: mostly 480p, sometimes up to 720p."""
+def random_look(rng: np.random.Generator, *, style: str | None = None, small: bool = True,
+                trails: bool = False) -> VideoLook:
+    """A random rendering/degradation: mostly 480p, sometimes up to 720p. ``trails`` adds
+    agents that draw a trail behind them (an extra, harder family: see the README)."""
     style = style or ("mazeplot" if rng.random() < 0.3 else "mmgr")
     sizes = SIZES[:3] if small else SIZES
     size = sizes[int(rng.integers(len(sizes)))]
@@ -375,7 +385,9 @@ def random_look(rng: np.random.Generator, *, style: str | None = None, small: bo
     if style == "mazeplot":
         look = replace(look, agent_rgb=PLOT_AGENTS[int(rng.integers(len(PLOT_AGENTS)))],
                        line_px=int(rng.integers(1, 3)), agent_scale=float(rng.uniform(0.55, 0.75)))
-    degradation = str(rng.choice(["clean", "compressed", "blurred", "jitter", "recolour", "drift", "occlusion"]))
+    families = ["clean", "compressed", "blurred", "jitter", "recolour", "drift", "occlusion", "leave_start",
+                "smooth", "combo"] + (["trail", "trail"] if trails else [])
+    degradation = str(rng.choice(families))
     if degradation == "compressed":
         look = replace(look, crf=int(rng.integers(32, 40)))
     elif degradation == "blurred":
@@ -388,13 +400,22 @@ def random_look(rng: np.random.Generator, *, style: str | None = None, small: bo
         look = replace(look, agent_drift=float(rng.uniform(-12, 12)))
     elif degradation == "occlusion" and style == "mmgr":
         look = replace(look, goal_on_top=True, goal_scale=float(rng.choice([0.6, 1.0])))
+    elif degradation == "trail":
+        look = replace(look, trail=float(rng.uniform(0.3, 0.6)))
+    elif degradation == "leave_start":
+        look = replace(look, leave_start=True)
+    elif degradation == "smooth":
+        look = replace(look, smooth=int(rng.integers(3, 8)))
+    elif degradation == "combo":
+        look = replace(look, crf=int(rng.integers(30, 36)), blur_sigma=float(rng.uniform(0.6, 1.2)),
+                       jitter_px=int(rng.integers(1, 3)), agent_drift=float(rng.uniform(-8, 8)))
     if style == "mmgr":
         look = replace(look, agent_scale=float(rng.uniform(0.75, 1.0)))
     return look
 
 
 def make_video_case(seed: int, *, behaviour: str | None = None, look: VideoLook | None = None,
-                    size: int | None = None, small: bool = True,
+                    size: int | None = None, small: bool = True, trails: bool = False,
                     walk_seconds: float | None = None) -> MazeVideoCase:
     """One labelled video case, deterministic in ``seed`` (retries internally when a
     behaviour does not fit the drawn maze). ``walk_seconds`` sets how long the agent
@@ -409,7 +430,7 @@ def make_video_case(seed: int, *, behaviour: str | None = None, look: VideoLook 
                          endpoints=str(rng.choice(["corner", "random"])))
         if len(spec.solution) < 5:
             continue
-        lk = look or random_look(rng, small=small)
+        lk = look or random_look(rng, small=small, trails=trails)
         plan = _plan(spec, beh, lk, rng, walk_seconds)
         if plan is None:
             continue
@@ -527,6 +548,20 @@ def _render(spec: MazeSpec, plan: VideoPlan, look: VideoLook, *, seed: int) -> I
         if not look.goal_on_top:
             draw_goal()
         colour = _agent_colour(look, t, total)
+        size = 0.5 * cell * look.agent_scale
+        if look.leave_start:
+            sx, sy = _to_px(np.array(spec.start, float) + 0.5, spec, look, side)
+            (_star if look.style == "mazeplot" else _square)(maze, sx, sy, size, colour)
+        if look.trail > 0:
+            width = max(1, int(round(2 * size * look.trail)))
+            past = plan.positions[:t + 1]
+            runs = np.split(np.arange(t + 1), np.flatnonzero(np.isnan(past[:, 0]))) if t else []
+            for run in runs:
+                run = run[~np.isnan(past[run, 0])]
+                if len(run) >= 2:
+                    pts = np.array([_to_px(past[i], spec, look, side) for i in run])
+                    cv2.polylines(maze, [np.round(pts * 16).astype(np.int32)], False, colour, width,
+                                  cv2.LINE_AA, shift=4)
         for p in ([plan.distractor[t]] if plan.distractor[t] is not None else []):
             dx, dy = _to_px(np.array(p, float) + 0.5, spec, look, side)
             if look.style == "mazeplot":
