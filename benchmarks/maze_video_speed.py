@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("/tmp/cvcheck_maze_video_bench"))
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    from cvcheck.maze.task import load_reference
     from cvcheck.config import Config
+    from cvcheck.maze.task import load_reference
     from cvcheck.maze.video import verify_maze_video
     from cvcheck.media.video import iter_frames, probe
 

@@ -8,7 +8,12 @@ from hypothesis import strategies as st
 
 from cvcheck.maze.track import Track, build_track
 from cvcheck.maze.video_frames import Blob
-from cvcheck.maze.video_metrics import WallGeometry, analyse_crossings, cell_path, goal_settling
+from cvcheck.maze.video_metrics import (
+    WallGeometry,
+    analyse_crossings,
+    cell_path,
+    goal_settling,
+)
 from cvcheck.synth.maze_gen import make_maze
 
 

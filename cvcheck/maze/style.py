@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["StyleProfile", "STYLES", "get_style", "hue_mask", "replace"]
+__all__ = ["STYLES", "StyleProfile", "get_style", "hue_mask", "replace"]
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ the wall and path analysis decides what the agent did in between.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

@@ -16,9 +16,10 @@ no excessive reflection (no loop, path <= 1.3x the solution). ``action_reflectio
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -34,8 +35,17 @@ from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .verify import PIPELINE, TASK, as_spec, unparseable_result
 from .video_frames import FrameAnalyser, FrameObs
-from .video_metrics import (NEAR_GOAL, ON_GOAL, CrossingReport, Settling, WallGeometry, analyse_crossings, backtracks,
-                            cell_path, goal_settling)
+from .video_metrics import (
+    NEAR_GOAL,
+    ON_GOAL,
+    CrossingReport,
+    Settling,
+    WallGeometry,
+    analyse_crossings,
+    backtracks,
+    cell_path,
+    goal_settling,
+)
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
 MAX_LISTED = 60      #: per-frame evidence entries listed in details
@@ -182,9 +192,9 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, track: Track, 
         arrived = settling.first_arrival is not None and t >= settling.first_arrival
         if near or (prof.goal_changes_on_arrival and arrived):
             continue
-        if not visible[t] or offset[t] > cfg.marker_tolerance:
-            bad.append(t)
-        elif usual and not (0.5 * usual <= goal_area[t] <= 2.0 * usual):
+        missing = not visible[t] or offset[t] > cfg.marker_tolerance
+        resized = bool(usual) and not (0.5 * usual <= goal_area[t] <= 2.0 * usual)
+        if missing or resized:
             bad.append(t)
     return bad
 
@@ -282,7 +292,7 @@ def result_from_video(a: MazeVideoAnalysis, *, id: str, cfg: MazeConfig, config_
         "path_cells": len(a.path.cells),
         "solution_cells": len(solution),
         "frames": a.frames,
-        "frames_tracked": int(len(tracked)),
+        "frames_tracked": len(tracked),
         "track_gaps": max(0, len(tr.pieces) - 1),
         "track_far_jumps": tr.far_jumps,
         "agent_speed": round(cr.speed, 4),
@@ -363,4 +373,4 @@ def verify_maze_video(source: str | os.PathLike | Iterable[np.ndarray], referenc
     return result
 
 
-__all__ = ["MazeVideoAnalysis", "analyse_maze_video", "result_from_video", "verify_maze_video", "ON_GOAL"]
+__all__ = ["ON_GOAL", "MazeVideoAnalysis", "analyse_maze_video", "result_from_video", "verify_maze_video"]

@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import queue
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -169,7 +169,7 @@ class FrameReader:
                 raise MediaError(f"not a video source: {type(source).__name__}") from exc
             self._frames = self._arrays(it)
 
-    def __iter__(self) -> "FrameReader":
+    def __iter__(self) -> FrameReader:
         return self
 
     def __next__(self) -> np.ndarray:
@@ -182,7 +182,7 @@ class FrameReader:
             self._container.close()
             self._container = None
 
-    def __enter__(self) -> "FrameReader":
+    def __enter__(self) -> FrameReader:
         return self
 
     def __exit__(self, *exc: object) -> None:

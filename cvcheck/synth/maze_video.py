@@ -24,11 +24,12 @@ goal drawn over the agent (occlusion).
 from __future__ import annotations
 
 import colorsys
-import zlib
 import os
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import cv2
 import numpy as np
@@ -194,9 +195,8 @@ def _across_wall(spec: MazeSpec, rng: np.random.Generator, *, forward: bool) -> 
             q, wall = (p[0] + dr, p[1] + dc), (p[0] + dr // 2, p[1] + dc // 2)
             if not (0 < q[0] < h and 0 < q[1] < w) or not spec.walls[wall]:
                 continue
-            if forward and q in index and index[q] - i >= 4 and q != spec.goal:
-                options.append((i, wall, q))
-            elif not forward and q not in index:
+            shortcut = forward and q in index and index[q] - i >= 4 and q != spec.goal
+            if shortcut or (not forward and q not in index):
                 options.append((i, wall, q))
     if not options:
         return None
