@@ -84,7 +84,11 @@ def main() -> None:
                 got = {r["id"]: comparable(r) for r in read_records(out).records}
                 assert len(got) == n, (name, len(got), n)
                 reference = reference or got
-                assert got == reference, f"{name} results differ from the first run"
+                if got != reference:
+                    diff = sorted(i for i in got if got[i] != reference.get(i))
+                    keys = sorted({k for i in diff for k in got[i] if got[i][k] != reference[i].get(k)})
+                    raise SystemExit(f"{name} (repeat {rep}): {len(diff)} results differ from the first run, "
+                                     f"e.g. {diff[:3]} in {keys} (was the code changed while it ran?)")
         load = os.getloadavg()
         print(f"corpus: {n} samples ({args.mazes} maze images, {args.sudoku} Sudoku images), "
               f"{args.repeats} repeat(s), CPUs {os.cpu_count()}, load avg at end {load[0]:.2f}/{load[1]:.2f}")

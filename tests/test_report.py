@@ -89,3 +89,11 @@ def test_failure_phi_hand_checked() -> None:
     phi, n = phis[("maze_changed", "cross_wall")]
     assert n == 50 and phi == pytest.approx(250 / 375_000 ** 0.5)  # (20*15 - 5*10) / sqrt(25*25*30*20)
     assert phis[("maze_changed", "c")] == (None, 50)  # c is constant
+
+
+def test_overlay_file_names_are_safe() -> None:
+    from cvcheck.report.overlays import safe_name
+
+    names = {safe_name(s) for s in ("../../etc/passwd", "a/b", "a_b", "..", "", "x" * 500, "é ü")}
+    assert len(names) == 7  # distinct ids never share a file (hash suffix)
+    assert all("/" not in n and not n.startswith(".") and len(n) <= 90 for n in names)
