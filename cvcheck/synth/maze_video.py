@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..maze.lattice import Cell, MazeSpec, shortest_path
+from ..maze.video_metrics import WallGeometry
 from .maze_cases import _edit_walls, _with_excursions
 from .maze_gen import make_maze
 from .maze_render import render_solution
@@ -266,10 +267,17 @@ def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Genera
     m.hold(settle)
     positions = np.array(m.pos)
     if look.smooth > 1 and behaviour not in ("teleport", "wall_pass"):
-        w = int(look.smooth)
-        padded = np.pad(positions, ((w // 2, w - 1 - w // 2), (0, 0)), mode="edge")
-        kernel = np.ones(w) / w
-        positions = np.stack([np.convolve(padded[:, i], kernel, mode="valid") for i in range(2)], axis=1)
+        # Round the corners, but never so much that the agent's centre clips a wall core
+        # (the labels say "no crossing"; the drawing must agree).
+        core = WallGeometry(spec, erosion=0.3)
+        for w in range(int(look.smooth), 1, -1):
+            padded = np.pad(positions, ((w // 2, w - 1 - w // 2), (0, 0)), mode="edge")
+            kernel = np.ones(w) / w
+            smooth = np.stack([np.convolve(padded[:, i], kernel, mode="valid") for i in range(2)], axis=1)
+            dense = np.concatenate([smooth[:-1] + f * np.diff(smooth, axis=0) for f in np.linspace(0, 1, 8)])
+            if not core.in_core(dense).any():
+                positions = smooth
+                break
     t_total = len(positions)
     walls = [spec.walls]
     wall_state = np.zeros(t_total, int)
