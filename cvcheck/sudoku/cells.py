@@ -3,8 +3,7 @@
 A cell is cut between its located lines with an inset on every side (so grid lines
 stay out), then judged blank or not from its own contrast and ink; a non-blank cell
 yields a normalised crop (dark digit on white, tight box, fixed aspect) for the
-recogniser, its ink map (for grouping identical glyphs) and a coarse thumbnail used to
-notice when a cell's pixels change (videos).
+recogniser and its ink map (for grouping identical glyphs).
 """
 
 from __future__ import annotations
@@ -82,22 +81,25 @@ def digit_mask(patch: np.ndarray, *, core: float) -> np.ndarray | None:
     keep[0] = False
     if not keep.any():
         return None
-    if stats[keep, cv2.CC_STAT_HEIGHT].max() < _MIN_INK_HEIGHT * h:
-        return None
     out = keep[labels]
     if out.mean() < _MIN_INK_RATIO:
         return None
     mt, ml = int(core * h), int(core * w)
     if not out[mt:h - mt, ml:w - ml].any():
         return None
-    # the mid-level mask decides *whether* there is a digit; its extent comes from a lower
-    # level, so that the lighter strokes of a blurred digit stay in the crop
+    # the mid-level mask decides *whether* there is ink; the digit's extent comes from a
+    # lower level, so that the lighter strokes of a blurred or thin digit (chroma-subsampled
+    # video) stay with it
     low = _drop_line_runs((patch > bg + 0.3 * (top - bg)).astype(np.uint8))
     count, labels = cv2.connectedComponents(low, connectivity=8)
     lut = np.zeros(count, dtype=bool)
     lut[labels[out & (low > 0)]] = True
     lut[0] = False
-    return lut[labels] | out
+    grown = lut[labels] | out
+    rows = np.flatnonzero(grown.any(axis=1))
+    if rows[-1] - rows[0] + 1 < _MIN_INK_HEIGHT * h:
+        return None
+    return grown
 
 
 def _levels(values: np.ndarray, *quantiles: float) -> list[float]:
@@ -145,11 +147,6 @@ def normalise_crop(patch: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.
     glyph = cv2.resize(canvas, (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
     grey = np.clip(255.0 * (1.0 - glyph), 0, 255).astype(np.uint8)
     return np.repeat(grey[:, :, None], 3, axis=2), glyph
-
-
-def patch_signature(patch: np.ndarray) -> np.ndarray:
-    """Coarse (16, 16) grey thumbnail of a cell patch, for change detection."""
-    return cv2.resize(patch, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
 def extract_cells(fit: GridFit, *, inset: float) -> tuple[np.ndarray, list[CellCrop]]:

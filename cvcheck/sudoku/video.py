@@ -2,7 +2,7 @@
 
 Each frame is rectified with the grid fit of the last frame that looked the same
 (re-located only when the whole frame changed); every cell keeps the coarse 16x16
-thumbnail it had when last read, and is re-read only when some thumbnail pixel moved
+thumbnail (from one resize of the rectified frame) it had when last read, and is re-read only when some thumbnail pixel moved
 away from it by more than ``video_change_threshold`` grey levels (H.264 noise measured
 here stays under ~25; a digit appearing, vanishing or changing moves some pixel by > 150). A blank cell costs no OCR call;
 non-blank changed cells of a frame go to the recogniser as one batch. A new value is
@@ -27,7 +27,7 @@ import numpy as np
 from ..config import Config, SudokuConfig
 from ..media.image import as_rgb
 from ..schema import Gate, Result, Status
-from .cells import OUTER_INSET, cell_patches, digit_mask, normalise_crop, patch_signature
+from .cells import OUTER_INSET, cell_boxes, digit_mask, normalise_crop
 from .grid import GridFit, darkness, find_outer_quad, rectify
 from .metrics import score_grid
 from .ocr import DigitEngine, get_engine, read_with_grouping
@@ -35,6 +35,7 @@ from .spec import GridLike, SudokuSpec
 from .verify import PIPELINE, TASK, score_details, score_metrics, unparseable_result
 
 _THUMB = 48
+_SIG = 16  # per-cell thumbnail side used for change detection
 _REFIT_DIFF = 3.0  # mean abs grey difference of the whole-frame thumbnail that triggers a new grid fit
 
 
@@ -44,7 +45,6 @@ class _Cell:
     pending: int | None = None
     pending_since: int = 0
     pending_count: int = 0
-    signature: np.ndarray | None = None
     raw: int = 0
     confidence: float = 1.0
 
@@ -93,10 +93,14 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
     n = spec.n
     tl = Timeline(n=n)
     cells = [[_Cell() for _ in range(n)] for _ in range(n)]
+    read_sig = np.zeros((n, _SIG, n, _SIG), np.float32)   # each cell's thumbnail when last read
+    never_read = np.ones((n, n), dtype=bool)
     eng = engine
     fit: GridFit | None = None
     fit_thumb: np.ndarray | None = None
+    boxes: np.ndarray | None = None
     stride = max(1, config.video_stride)
+    core = max(0.0, config.cell_inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
     t = -1
     for index, frame in enumerate(frames):
         if index % stride:
@@ -106,34 +110,35 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
         thumb = cv2.resize(dark, (_THUMB, _THUMB), interpolation=cv2.INTER_AREA).astype(np.float32)
         if fit is None or fit_thumb is None or float(np.abs(thumb - fit_thumb).mean()) > _REFIT_DIFF:
             quad = find_outer_quad(dark)
-            if quad is None:
-                tl.frames_without_grid += 1
-                continue
-            fit = rectify(dark, quad, n)
-            if fit.size_mismatch:
+            fit = rectify(dark, quad, n) if quad is not None else None
+            if fit is None or fit.size_mismatch:
                 fit = None
                 tl.frames_without_grid += 1
                 continue
             fit_thumb = thumb
+            boxes = cell_boxes(fit, inset=OUTER_INSET)
             tl.refits += 1
         else:
             fit = rectify_like(dark, fit)
         t += 1
+        # one thumbnail per cell from a single resize: (n, _SIG, n, _SIG), the outer 2/20 of each cell left out
+        small = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
+        sig = small.reshape(n, 20, n, 20)[:, 2:18, :, 2:18]
+        changed = never_read | (np.abs(sig - read_sig).max(axis=(1, 3)) > config.video_change_threshold)
         pending_crops: list[tuple[int, int, np.ndarray, np.ndarray]] = []
-        core = max(0.0, config.cell_inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
-        for r, row in enumerate(cell_patches(fit, inset=OUTER_INSET)):
-            for c, patch in enumerate(row):
-                cell = cells[r][c]
-                sig = patch_signature(patch)
-                if cell.signature is not None and float(np.abs(sig - cell.signature).max()) <= config.video_change_threshold:
-                    continue
-                cell.signature = sig
-                tl.cell_reads += 1
-                mask = digit_mask(patch, core=core)
-                if mask is None:
-                    cell.raw, cell.confidence = 0, 1.0
-                else:
-                    pending_crops.append((r, c, *normalise_crop(patch, mask)))
+        for r, c in np.argwhere(changed):
+            r, c = int(r), int(c)
+            cell = cells[r][c]
+            read_sig[r, :, c, :] = sig[r, :, c, :]
+            never_read[r, c] = False
+            tl.cell_reads += 1
+            top, bottom, left, right = boxes[r, c]
+            patch = fit.canvas[top:max(bottom, top + 1), left:max(right, left + 1)]
+            mask = digit_mask(patch, core=core)
+            if mask is None:
+                cell.raw, cell.confidence = 0, 1.0
+            else:
+                pending_crops.append((r, c, *normalise_crop(patch, mask)))
         if pending_crops:
             eng = eng or get_engine(config)
             readings, calls = read_with_grouping(eng, [p[2] for p in pending_crops], [p[3] for p in pending_crops],
