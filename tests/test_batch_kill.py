@@ -21,21 +21,34 @@ TRIALS = 10
 RUN = [sys.executable, "-c", "import sys; from cvcheck.cli import main; sys.exit(main())", "run"]
 
 
-def _run(manifest: Path, out: Path, *, kill_after: float | None) -> int | None:
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except OSError:
+        return 0
+
+
+def _run(manifest: Path, out: Path, *, kill_after: float | None = None, kill_at_results: int | None = None,
+         final: bool = False) -> int | None:
+    """Run ``cvcheck run``; SIGKILL it after ``kill_after`` s or once ``kill_at_results`` lines are
+    written (whichever comes first). Returns -9 when killed, else its exit code."""
     proc = subprocess.Popen([*RUN, str(manifest), "-o", str(out), "--workers", "2", "--no-progress"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if kill_after is None:
+    if final:
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err.decode()
-        return None
-    try:
-        proc.wait(timeout=kill_after)
-        return proc.returncode  # finished before the kill
-    except subprocess.TimeoutExpired:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
-        return -9
+        return proc.returncode
+    t0 = time.monotonic()
+    while proc.poll() is None:
+        if (kill_after is not None and time.monotonic() - t0 >= kill_after) or (
+                kill_at_results is not None and _lines(out) >= kill_at_results):
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            proc.stderr.close()
+            return -9
+        time.sleep(0.005)
+    proc.stderr.close()
+    return proc.returncode
 
 
 @pytest.mark.slow
@@ -43,7 +56,7 @@ def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path: Pat
     manifest = maze_corpus(tmp_path / "corpus", 16, seed=11)
     reference = tmp_path / "reference.jsonl"
     t0 = time.monotonic()
-    _run(manifest, reference, kill_after=None)
+    _run(manifest, reference, final=True)
     full_s = time.monotonic() - t0
     want = {r["id"]: comparable(r) for r in read_records(reference).records}
     assert len(want) == 16
@@ -52,10 +65,14 @@ def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path: Pat
     progress_at_kill = []
     for trial in range(TRIALS):
         out = tmp_path / f"trial{trial}.jsonl"
-        for k in range(3):  # up to three kills per trial, at random moments of the run
-            # the first kill is stratified over the run (trial i: within the i-th tenth of it)
-            at = full_s * (trial + rng.random()) / TRIALS if k == 0 else rng.uniform(0.05, full_s)
-            if _run(manifest, out, kill_after=at) != -9:
+        for k in range(3):  # up to three kills per trial
+            if trial == 1 and k == 0:      # during start-up, before any result
+                plan = {"kill_after": rng.uniform(0.05, 0.3)}
+            elif (trial + k) % 2 == 0:     # at a random moment
+                plan = {"kill_after": rng.uniform(0.05, full_s)}
+            else:                          # just as the n-th result lands (n random): mid-run for sure
+                plan = {"kill_at_results": _lines(out) + rng.randint(1, 6), "kill_after": 2 * full_s + 5}
+            if _run(manifest, out, **plan) != -9:
                 break
             found = read_records(out, must_exist=False)
             assert not found.duplicates
@@ -65,13 +82,14 @@ def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path: Pat
                 # of a line is rarely cut by a signal, so make sure the repair path is hit)
                 with open(out, "ab") as fh:
                     fh.write(b'{"schema": "cvcheck.result/1", "id": "maze-img-0')
-        _run(manifest, out, kill_after=None)
+        _run(manifest, out, final=True)
         lines = out.read_bytes().split(b"\n")
         assert lines[-1] == b""                      # no torn tail left behind
         got = read_records(out)
         assert not got.torn_tail and not got.duplicates
         assert len(lines) - 1 == len(want)           # every id exactly once
         assert {r["id"]: comparable(r) for r in got.records} == want
+    print("results present at each kill:", progress_at_kill)
     # the kills really landed at different stages (before any result, mid-run)
     assert any(n == 0 for n in progress_at_kill) and any(0 < n < 16 for n in progress_at_kill), progress_at_kill
 
