@@ -6,7 +6,7 @@ import csv
 import io
 from typing import Any, Mapping, Sequence
 
-from .tables import metric_rows, pct, pivot, rates_by
+from .tables import group_value, metric_rows, pct, pivot, rates_by
 
 Record = Mapping[str, Any]
 CSV_KEYS = ("task", "model", "difficulty")
@@ -48,10 +48,17 @@ def summary_markdown(records: Sequence[Record], *, title: str) -> str:
     parts += ["## Overall (%) by model", "", pivot_markdown(records, "model"), ""]
     parts += ["## Overall (%) by difficulty", "", pivot_markdown(records, "difficulty"), ""]
     for task in sorted({str(r.get("task")) for r in records}):
-        fine, _ = metric_rows([r for r in records if r.get("task") == task])
+        sub = [r for r in records if r.get("task") == task]
+        fine, _ = metric_rows(sub)
         if not fine:
             continue
-        parts += [f"## {task}: fine-grained metrics", "",
-                  _md_table(["Metric", "n", "Rate / mean (%)"],
-                            [[f"{m.name} {m.arrow}", m.n, pct(m.mean)] for m in fine]), ""]
+        rows = []
+        models = sorted({group_value(r, "model") for r in sub})
+        for name, recs in [*((m, [r for r in sub if group_value(r, "model") == m]) for m in models), ("**All**", sub)]:
+            by_name = {m.name: m for m in metric_rows(recs)[0]}
+            rate = rates_by(recs, ()).get(())
+            rows.append([name, *(pct(by_name[m.name].mean) if m.name in by_name else "—" for m in fine),
+                         pct(rate.rate if rate else None)])
+        parts += [f"## {task}: fine-grained metrics (%) by model", "",
+                  _md_table(["Model", *(f"{m.name} {m.arrow}" for m in fine), "overall ↑"], rows), ""]
     return "\n".join(parts)
