@@ -31,7 +31,8 @@ GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last po
 GATE_PER_FRAME = 1.0  #: ... plus this per missing frame
 MIN_TRACKLET = 2      #: shorter tracklets are noise (unless nothing else exists)
 STATIC_SPAN = 0.6     #: a tracklet moving less than this (lattice cells) is a static marker
-SPLIT_RADIUS = 2.0    #: a mover appearing this close to a static marker split off from it
+SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split off from it
+SPLIT_MIN = 0.5       #: ... and at least this far from it (two blobs, not one flickering)
 
 
 @dataclass
@@ -177,11 +178,13 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
     while True:
         movers = []
         for tr in pool:
-            if not (current.start < tr.start <= current.end) or _static(tr):
+            if not (current.start < tr.start <= current.end):
                 continue
-            rest = [b for f, b in zip(current.frames, current.blobs) if f >= tr.start - 1]
+            rest = [b for f, b in zip(current.frames, current.blobs) if f >= tr.start]
             pts = np.array([[b.row, b.col] for b in rest])
-            if len(rest) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN \
+            apart = float(np.hypot(*(tr.first() - pts[-1]))) if len(rest) else 0.0
+            moves = not _static(tr) or apart >= SPLIT_MIN
+            if len(rest) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN and moves \
                     and float(np.hypot(*(tr.first() - pts[0]))) <= SPLIT_RADIUS:
                 movers.append(tr)
         if not movers:

@@ -64,11 +64,13 @@ def locate_lines(image: np.ndarray) -> Box | None:
     """Bounding box of a thin-line maze: the largest connected dark structure at full resolution.
 
     Blurred 1-px lines never get as dark as thick walls: "dark" is relative to the
-    background here (60 grey levels below the median brightness).
+    background here (35 grey levels below the median brightness) and grey (coloured
+    icons are not lines).
     """
     value = image.max(axis=2)
-    level = max(100, int(np.median(value[::4, ::4])) - 60)
-    dark = (value < level).astype(np.uint8)
+    chroma = value - image.min(axis=2)
+    level = max(100, int(np.median(value[::4, ::4])) - 35)
+    dark = ((value < level) & (chroma < 60)).astype(np.uint8)
     dark = cv2.dilate(dark, np.ones((3, 3), np.uint8))
     box = largest_component_box(dark, min_area=max(16, int(0.002 * dark.size)))
     if box is None:
@@ -316,7 +318,7 @@ class FrameAnalyser:
         # threshold is relative - to the darkest border seen so far in this video, so that
         # lines fading out over the video are read as gone.
         self.level = max(self.level, float(np.median(border)))
-        if self.level < 0.08:
+        if self.level < 0.03:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool)
         return vs > 0.45 * self.level, hs > 0.45 * self.level
 

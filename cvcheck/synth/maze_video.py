@@ -269,13 +269,20 @@ def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Genera
     if look.smooth > 1 and behaviour not in ("teleport", "wall_pass"):
         # Round the corners, but never so much that the agent's centre clips a wall core
         # (the labels say "no crossing"; the drawing must agree).
+        # (lattice style: the agent square may not reach into a wall's eroded core either).
         core = WallGeometry(spec, erosion=0.3)
+        q = 8
+        free = cv2.distanceTransform((~np.repeat(np.repeat(spec.walls, q, 0), q, 1)).astype(np.uint8),
+                                     cv2.DIST_L2, 3) / q
+        margin = 0.0 if look.style == "mazeplot" else max(0.0, 0.5 * look.agent_scale - 0.3)
         for w in range(int(look.smooth), 1, -1):
             padded = np.pad(positions, ((w // 2, w - 1 - w // 2), (0, 0)), mode="edge")
             kernel = np.ones(w) / w
             smooth = np.stack([np.convolve(padded[:, i], kernel, mode="valid") for i in range(2)], axis=1)
             dense = np.concatenate([smooth[:-1] + f * np.diff(smooth, axis=0) for f in np.linspace(0, 1, 8)])
-            if not core.in_core(dense).any():
+            idx = np.clip(np.floor(dense * q).astype(int), 0, np.array(free.shape) - 1)
+            clear = free[idx[:, 0], idx[:, 1]] >= margin
+            if not core.in_core(dense).any() and clear.all():
                 positions = smooth
                 break
     t_total = len(positions)
