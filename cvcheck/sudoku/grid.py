@@ -44,6 +44,12 @@ class GridFit:
     cols: np.ndarray
     size_mismatch: bool = False  #: the drawn lines say the grid is not n x n
 
+    @property
+    def source_cell_px(self) -> float:
+        """Mean cell side in the original image (pixels)."""
+        sides = np.linalg.norm(self.corners - np.roll(self.corners, -1, axis=0), axis=1)
+        return float(sides.mean() / self.n)
+
 
 def darkness(image: np.ndarray) -> np.ndarray:
     """Darkness map ``(H, W)`` uint8: 255 - min(R, G, B); inverted for light-on-dark images."""

@@ -27,7 +27,7 @@ import numpy as np
 from ..config import Config, SudokuConfig
 from ..media.image import as_rgb
 from ..schema import Gate, Result, Status
-from .cells import OUTER_INSET, cell_boxes, digit_mask, normalise_crop
+from .cells import OUTER_INSET, cell_boxes, digit_mask, needs_sharpening, normalise_crop
 from .grid import GridFit, darkness, find_outer_quad, rectify
 from .metrics import score_grid
 from .ocr import DigitEngine, get_engine, read_with_grouping
@@ -99,6 +99,7 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
     fit: GridFit | None = None
     fit_thumb: np.ndarray | None = None
     boxes: np.ndarray | None = None
+    sharpen = False
     stride = max(1, config.video_stride)
     core = max(0.0, config.cell_inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
     t = -1
@@ -117,6 +118,7 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
                 continue
             fit_thumb = thumb
             boxes = cell_boxes(fit, inset=OUTER_INSET)
+            sharpen = needs_sharpening(fit)
             tl.refits += 1
         else:
             fit = rectify_like(dark, fit)
@@ -138,7 +140,7 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
             if mask is None:
                 cell.raw, cell.confidence = 0, 1.0
             else:
-                pending_crops.append((r, c, *normalise_crop(patch, mask)))
+                pending_crops.append((r, c, *normalise_crop(patch, mask, sharpen=sharpen)))
         if pending_crops:
             eng = eng or get_engine(config)
             readings, calls = read_with_grouping(eng, [p[2] for p in pending_crops], [p[3] for p in pending_crops],
