@@ -126,12 +126,15 @@ def rectify(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, int], cell
     return cv2.resize(crop, size, interpolation=cv2.INTER_LINEAR)
 
 
-def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray, *,
+                     dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Polish the alignment with ECC (affine) on the wall masks; keep it only if IoU improves.
 
-    Returns the (possibly warped) canvas and the 2x3 warp used, or None when unchanged.
+    ``dark`` is the canvas's wall mask when the caller has it. Returns the (possibly
+    warped) canvas and the 2x3 warp used, or None when unchanged.
     """
-    dark = colors.dark_mask(canvas)
+    if dark is None:
+        dark = colors.dark_mask(canvas)
     before = _iou(dark, ref_walls)
     if before > ECC_BELOW_IOU:
         return canvas, None

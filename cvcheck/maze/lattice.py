@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 from collections import deque
-import copy
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
@@ -88,18 +88,18 @@ class MazeSpec:
         return edges
 
     @cached_property
-    def _as_dict(self) -> dict:
-        return {
+    def _as_json(self) -> str:
+        return json.dumps({
             "rows": self.shape[0], "cols": self.shape[1],
             "lattice": ["".join("#" if w else "." for w in row) for row in self.walls],
             "start": list(lattice_to_cell(self.start)), "goal": list(lattice_to_cell(self.goal)),
             "open_walls": [[list(a), list(b)] for a, b in self.open_walls()],
             "solution_cells": [list(lattice_to_cell(p)) for p in self.solution if p[0] % 2 and p[1] % 2],
-        }
+        })
 
     def to_dict(self) -> dict:
         """The maze as a graph: lattice rows, start/goal cells, open walls, solution cells."""
-        return copy.deepcopy(self._as_dict)
+        return json.loads(self._as_json)  # a fresh copy each call, built once per spec
 
 
 def cell_to_lattice(cell: Cell) -> Cell:

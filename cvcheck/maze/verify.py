@@ -64,9 +64,12 @@ def analyse_maze_image(answer: np.ndarray, spec: MazeSpec, *, config: MazeConfig
     box = fit_lattice_box(image, located.box, lattice_shape=spec.walls.shape)
     canvas = rectify(image, box, lattice_shape=spec.walls.shape, cell_px=k)
     ref_walls = upscale_cells(spec.walls, k)
-    canvas, warp = refine_alignment(canvas, ref_walls)
     hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
     cls = colors.classify(canvas, hsv=hsv)
+    canvas, warp = refine_alignment(canvas, ref_walls, dark=cls == colors.DARK)
+    if warp is not None:
+        hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
+        cls = colors.classify(canvas, hsv=hsv)
     dark = cls == colors.DARK
     fill = dark.mean()
     if fill > 0.95 or fill < 0.02:
