@@ -33,3 +33,21 @@ def test_ray_local_instance_equals_process_pool(tmp_path: Path) -> None:
     # resuming on Ray skips what is done, like the pool
     again = run_manifest(manifest, ray_out, executor="ray", workers=2)
     assert again.skipped == 8 and again.graded == 0
+
+
+@pytest.mark.slow
+def test_ray_timeout_and_grader_errors_become_error_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cvcheck import registry
+    from cvcheck.batch import run_samples
+    from test_batch_helpers import TARGET, TASK
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setitem(registry.TASKS, TASK, TARGET)
+    samples = [{"id": "hang", "task": TASK, "answer": "x.png", "sleep": 120},
+               {"id": "ok", "task": TASK, "answer": "x.png", "value": 1},
+               {"id": "bug", "task": TASK, "answer": "x.png", "boom": True}]
+    summary = run_samples(samples, tmp_path / "r.jsonl", executor="ray", workers=2, timeout_s=4)
+    recs = read_records(tmp_path / "r.jsonl").by_id()
+    assert recs["hang"]["error"]["code"] == "timeout" and recs["ok"]["overall"] == 1.0
+    assert recs["bug"]["error"]["code"] == "RuntimeError"
+    assert summary.timeouts == 1 and summary.elapsed_s < 100
