@@ -119,6 +119,7 @@ class Audit:
     disagreements: list[Disagreement]
     records_a: dict[str, Record] = field(default_factory=dict, repr=False)
     records_b: dict[str, Record] = field(default_factory=dict, repr=False)
+    sources: tuple[str, str] | None = None  #: the files read (records were slimmed: details dropped)
 
     def metric(self, name: str) -> MetricAgreement | None:
         return next((m for m in self.metrics if m.metric == name), None)
@@ -194,8 +195,13 @@ def audit_files(a: str | os.PathLike, b: str | os.PathLike, *, metrics: Sequence
 
     from .batch.store import read_records
 
+    from .report.build import slim
+
     labels = names or (Path(a).stem, Path(b).stem)
-    return audit_records(read_records(a).records, read_records(b).records, metrics=metrics, names=labels)
+    audit = audit_records(read_records(a, keep=slim).records, read_records(b, keep=slim).records,
+                          metrics=metrics, names=labels)
+    audit.sources = (str(a), str(b))
+    return audit
 
 
 def fmt(value: float | None, *, percent: bool = False) -> str:

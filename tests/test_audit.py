@@ -82,3 +82,18 @@ def test_audit_cli_and_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     c = write_records(tmp_path / "c.jsonl", [_r("z", 1.0)])
     assert main(["audit", str(a), str(c)]) == 2
     assert "no sample id is in both" in capsys.readouterr().err
+
+
+def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
+    from cvcheck.batch import read_records, run_manifest
+    from test_batch_helpers import maze_corpus
+
+    manifest = maze_corpus(tmp_path / "corpus", 3, seed=21)
+    run_manifest(manifest, tmp_path / "a.jsonl", executor="serial")
+    recs = read_records(tmp_path / "a.jsonl").records
+    flipped = [{**r, "overall": 1.0 - r["overall"]} if i == 0 else r for i, r in enumerate(recs)]
+    write_records(tmp_path / "b.jsonl", flipped)
+    assert main(["audit", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "-o", str(tmp_path / "au")]) == 0
+    page = (tmp_path / "au" / "index.html").read_text()
+    pngs = list((tmp_path / "au" / "overlays").glob("*.png"))
+    assert len(pngs) == 1 and f'href="overlays/{pngs[0].name}"' in page and recs[0]["id"] in page

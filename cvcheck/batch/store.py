@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..errors import InputError
 from ..schema import Result
@@ -60,51 +60,54 @@ class ResultsFile:
         return {str(r["id"]): r for r in self.records}
 
 
-def read_records(path: str | os.PathLike, *, must_exist: bool = True) -> ResultsFile:
-    """Read a results JSONL file.
+def read_records(path: str | os.PathLike, *, must_exist: bool = True,
+                 keep: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> ResultsFile:
+    """Read a results JSONL file, streaming it line by line.
 
     A bad *last* line (no newline or invalid JSON) is reported as ``torn_tail`` and
     ignored; a bad line elsewhere raises :class:`InputError` with its line number.
-    Duplicate ids keep the first record and are listed in ``duplicates``.
+    Duplicate ids keep the first record and are listed in ``duplicates``. ``keep``
+    maps each record to what is kept of it (None: drop it), to bound memory on big files.
     """
     p = Path(path)
     if not p.exists():
         if must_exist:
             raise InputError(f"results file {p} does not exist")
         return ResultsFile()
-    data = p.read_bytes()
     out = ResultsFile()
     seen: set[str] = set()
-    pos = 0
-    number = 0
-    while pos < len(data):
-        end = data.find(b"\n", pos)
-        number += 1
-        last = end == -1 or end == len(data) - 1
-        chunk = data[pos:] if end == -1 else data[pos:end]
-        try:
-            rec = json.loads(chunk.decode("utf-8")) if chunk.strip() else None
-        except (ValueError, UnicodeDecodeError) as exc:
-            if last:
+    with open(p, "rb") as fh:
+        number = 0
+        while True:
+            line = fh.readline()
+            if not line:
+                break
+            number += 1
+            complete = line.endswith(b"\n")
+            try:
+                rec = json.loads(line.decode("utf-8")) if line.strip() else None
+            except (ValueError, UnicodeDecodeError) as exc:
+                if not complete or not fh.peek(1):
+                    out.torn_tail = True
+                    break
+                raise InputError(f"{p}:{number}: corrupt results line ({exc})") from exc
+            if not complete:  # complete JSON but no newline: the write was cut before its newline
                 out.torn_tail = True
                 break
-            raise InputError(f"{p}:{number}: corrupt results line ({exc})") from exc
-        if end == -1:  # complete JSON but no newline: the write was cut before its newline
-            out.torn_tail = True
-            break
-        if rec is not None and not _is_result(rec):
-            raise InputError(f"{p}:{number}: not a cvcheck result (no 'schema': 'cvcheck.result/...', "
-                             "'id' and 'status'); is this a manifest?")
-        pos = end + 1
-        out.good_bytes = pos
-        if rec is None:
-            continue
-        rid = str(rec["id"])
-        if rid in seen:
-            out.duplicates.append(rid)
-            continue
-        seen.add(rid)
-        out.records.append(rec)
+            out.good_bytes += len(line)
+            if rec is None:
+                continue
+            if not _is_result(rec):
+                raise InputError(f"{p}:{number}: not a cvcheck result (no 'schema': 'cvcheck.result/...', "
+                                 "'id' and 'status'); is this a manifest?")
+            rid = str(rec["id"])
+            if rid in seen:
+                out.duplicates.append(rid)
+                continue
+            seen.add(rid)
+            kept = keep(rec) if keep is not None else rec
+            if kept is not None:
+                out.records.append(kept)
     return out
 
 
@@ -119,7 +122,7 @@ class ResultWriter:
     def __init__(self, path: str | os.PathLike, *, fsync: bool = True):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        existing = read_records(self.path, must_exist=False)
+        existing = read_records(self.path, must_exist=False, keep=lambda r: {"id": r["id"]})  # ids only
         self.existing = existing
         self._fsync = fsync
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)

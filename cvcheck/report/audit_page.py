@@ -44,7 +44,24 @@ def _markdown(audit: Any) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: Config, budget: list[int]) -> Any:
+def _full_records(audit: Any, ids: list[str]) -> dict[str, Any]:
+    """The records to draw overlays from (side A when it has a sample), details included:
+    audits built from files hold slim records, so these are read again, once per file."""
+    want_a = {i for i in ids if (audit.records_a.get(i) or {}).get("sample")}
+    want_b = set(ids) - want_a
+    if not audit.sources:
+        return {**{i: audit.records_b[i] for i in want_b}, **{i: audit.records_a[i] for i in want_a}}
+    from ..batch.store import read_records
+
+    out: dict[str, Any] = {}
+    for path, want in ((audit.sources[0], want_a), (audit.sources[1], want_b)):
+        if want:
+            out.update(read_records(path, keep=lambda r, w=want: r if str(r["id"]) in w else None).by_id())
+    return out
+
+
+def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: Config, budget: list[int],
+                  full: dict[str, Any]) -> Any:
     name = f"overlays/{safe_name(sid)}.png"
     if reuse is not None and (reuse / name).is_file():
         from ..media.image import load_image
@@ -53,7 +70,7 @@ def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: C
         return tag("a", Markup(f'<img src="{thumb}" alt="overlay">'), href=os.path.relpath(reuse / name, out))
     if budget[0] <= 0:
         return "—"
-    record = audit.records_a.get(sid) if (audit.records_a.get(sid) or {}).get("sample") else audit.records_b.get(sid)
+    record = full.get(sid)
     picture = render_record(record, config=config) if record else None
     if picture is None:
         return "—"
@@ -92,10 +109,13 @@ def write_audit_folder(audit: Any, out_dir: str | os.PathLike, *, overlays_from:
     for task, ms in audit.by_task.items():
         body.append(table(head, _metric_rows(ms), caption=f"Task {task}"))
     budget = [max_overlays]
+    to_draw = [d.id for d in audit.disagreements
+               if not (reuse is not None and (reuse / f"overlays/{safe_name(d.id)}.png").is_file())][:max_overlays]
+    full = _full_records(audit, to_draw)
     rows = []
     for d in audit.disagreements:
         diffs = join([tag("div", f"{k}: {a}={va} {b}={vb}") for k, (va, vb) in d.metrics.items()])
-        rows.append([d.id, d.task, d.model or "—", diffs, _overlay_link(audit, d.id, out, reuse, cfg, budget)])
+        rows.append([d.id, d.task, d.model or "—", diffs, _overlay_link(audit, d.id, out, reuse, cfg, budget, full)])
     body.append(tag("h2", f"Disagreeing samples ({len(audit.disagreements)})"))
     body.append(table(["id", "task", "model", "metric: values", "overlay"], rows, numeric_from=99))
     index = out / "index.html"

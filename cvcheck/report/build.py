@@ -145,13 +145,27 @@ def _gallery(failures: Sequence[Record], out: Path, config: Config) -> Markup:
     return tag("div", join(figs), class_="gallery")
 
 
-def load_records(results: str | os.PathLike) -> list[dict[str, Any]]:
+def slim(record: dict[str, Any]) -> dict[str, Any]:
+    """What the tables need of a record: ``details`` cut to its ``reason`` (memory on big files)."""
+    out = dict(record)
+    reason = (record.get("details") or {}).get("reason")
+    out["details"] = {"reason": reason} if reason else {}
+    return out
+
+
+def load_records(results: str | os.PathLike, *, full: bool = False) -> list[dict[str, Any]]:
     from ..batch.store import read_records
 
-    found = read_records(results)
+    found = read_records(results, keep=None if full else slim)
     if not found.records:
         raise InputError(f"no results in {results}")
     return found.records
+
+
+def _full_records(results: str | os.PathLike, ids: set[str]) -> dict[str, dict[str, Any]]:
+    from ..batch.store import read_records
+
+    return read_records(results, keep=lambda r: r if str(r["id"]) in ids else None).by_id()
 
 
 def build_report(results: str | os.PathLike, out_dir: str | os.PathLike, *, config: Config | None = None,
@@ -196,7 +210,9 @@ def build_report(results: str | os.PathLike, out_dir: str | os.PathLike, *, conf
     if causes:
         body.append(tag("h2", "Why samples failed"))
         body.append(table(["Gate check", "failures"], list(causes.items()), caption="Failed gate checks"))
-    failures = _pick_failures(records, max_gallery)
+    picked = _pick_failures(records, max_gallery)
+    full = _full_records(results, {str(r["id"]) for r in picked})  # overlays need the details
+    failures = [full[str(r["id"])] for r in picked]
     n_fail = sum(1 for r in records if is_verdict(r) and not passed(r))
     body.append(tag("h2", f"Failure gallery ({len(failures)} of {n_fail} failing verdicts)"))
     body.append(tag("p", "Click a picture for the full-size overlay.", class_="muted"))
