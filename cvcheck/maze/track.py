@@ -191,6 +191,8 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
             return current
         mover = min(movers, key=lambda tr: tr.start)
         keep = [i for i, f in enumerate(current.frames) if f < mover.start]
+        while keep and not current.blobs[keep[-1]].fresh:  # held positions say nothing about when it left
+            keep.pop()
         if keep:
             _place(track, Tracklet(frames=[current.frames[i] for i in keep], blobs=[current.blobs[i] for i in keep]))
         track.markers_left += 1

@@ -29,7 +29,6 @@ from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
-HEAD_AGE = 4         #: pixels agent-coloured for fewer frames than this are the moving agent, not its trail
 RELOCATE_EVERY = 12  #: frames between attempts to re-locate a maze that stopped matching
 
 
@@ -262,10 +261,7 @@ class FrameAnalyser:
         seen when it does not move. Returns (x, y, area, overlap, moved) in canvas pixels."""
         x0, y0 = origin
         need = max(2, 0.04 * self.k * self.k)
-        for age in range(1, HEAD_AGE + 1):  # the youngest pixels that make a usable leading edge
-            ys, xs = np.nonzero(comp & (prev <= age))
-            if len(ys) >= need:
-                break
+        ys, xs = np.nonzero(comp & (prev == 1))  # coloured in this very frame: the leading edge
         moved = len(ys) >= need
         if moved:
             hx, hy = float(xs.mean()) + x0, float(ys.mean()) + y0
