@@ -33,6 +33,8 @@ CASES = {
     "walls_fade": (17, "walls_fade", replace(SMALL, blur_sigma=1.0), 4),
     "plot_valid": (18, "valid", PLOT, 4),
     "plot_teleport": (19, "teleport", PLOT, 5),
+    "left_start": (20, "valid", replace(SMALL, leave_start=True), 5),
+    "trail_vanish": (21, "vanish", replace(SMALL, trail=0.4), 5),
 }
 
 
