@@ -98,3 +98,15 @@ def test_run_cli_progress_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     rec = json.loads((tmp_path / "bad.jsonl").read_text().splitlines()[0])
     assert rec["status"] == "error" and rec["error"]["code"] == "bad_media"
     assert main(["run", str(bad), "-o", str(tmp_path / "b2.jsonl"), "--workers", "0"]) == 2
+
+
+def test_retry_errors_grades_error_results_again(tmp_path: Path, test_task: str) -> None:
+    samples = _samples(t2={"boom": True})
+    out = tmp_path / "r.jsonl"
+    run_samples(samples, out, executor="serial")
+    assert read_records(out).by_id()["t2"]["status"] == "error"
+    samples[2].pop("boom")  # the cause is fixed
+    again = run_samples(samples, out, executor="serial", retry_errors=True)
+    assert again.retried == 1 and again.graded == 1 and again.skipped == 5
+    recs = read_records(out)
+    assert len(recs.records) == 6 and not recs.duplicates and recs.by_id()["t2"]["status"] == "ok"

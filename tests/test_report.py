@@ -58,7 +58,7 @@ def test_report_folder(results: Path, tmp_path: Path) -> None:
     assert EVIL not in page and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;" in page
     assert "<script" not in page.lower()  # no script at all: nothing can run
     assert "Overall (%) by model and task" in page and "metric cascade" in page and "by metadata.defect" in page
-    assert "Errors (1: not verdicts)" in page and "bad_media" in page
+    assert "Errors (1: not verdicts)" in page and "bad_media" in page and "Grading time" in page
     # self-contained: every <img> is embedded; links point at overlay files that exist
     srcs = re.findall(r'<img src="([^"]+)"', page)
     assert srcs and all(s.startswith("data:image/") for s in srcs)

@@ -19,7 +19,7 @@ from ..config import Config
 from ..errors import InputError
 from .executors import EXECUTORS, default_workers, run_executor
 from .manifest import Manifest, load_manifest
-from .store import ResultWriter, make_record
+from .store import ResultWriter, drop_records
 
 #: ``progress(done, total, errors)``: done counts samples finished in this run plus skipped ones
 Progress = Callable[[int, int, int], None]
@@ -41,6 +41,7 @@ class RunSummary:
     executor: str = "process"
     workers: int = 1
     extra_ids: list[str] = field(default_factory=list)  #: ids in the results file but not the manifest
+    retried: int = 0      #: error results dropped to be graded again (``retry_errors``)
 
     @property
     def throughput(self) -> float:
@@ -60,7 +61,7 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
                 config: Config | None = None, executor: str = "process", workers: int | None = None,
                 timeout_s: float | None = 300.0, address: str | None = None, resume: bool = True,
                 progress: Progress | None = None, lines: Sequence[int] | None = None,
-                tasks: Mapping[str, str] | None = None) -> RunSummary:
+                tasks: Mapping[str, str] | None = None, retry_errors: bool = False) -> RunSummary:
     """Grade validated samples into ``output`` (JSONL), skipping ids already there.
 
     Parameters
@@ -71,6 +72,7 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
     workers : worker processes / Ray CPUs (default: the CPUs available)
     timeout_s : per-sample limit (None or 0: none); a sample past it becomes an error result
     resume : skip ids already in ``output``; False starts the file afresh
+    retry_errors : first drop the ``error`` results from ``output`` so those samples are graded again
     tasks : extra ``{task: "module:function"}`` graders to register in the workers
     """
     if executor not in EXECUTORS:
@@ -84,6 +86,7 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
     out = Path(output)
     if not resume and out.exists():
         out.unlink()
+    retried = drop_records(out, lambda r: r.get("status") == "error") if retry_errors else 0
     t0 = time.perf_counter()
     writer = ResultWriter(out)
     try:
@@ -91,7 +94,7 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
         ids = [str(s["id"]) for s in samples]
         summary = RunSummary(output=out, total=len(samples), torn_tail_repaired=writer.existing.torn_tail,
                              executor=executor, workers=nworkers,
-                             extra_ids=sorted(done - set(ids)))
+                             extra_ids=sorted(done - set(ids)), retried=retried)
         todo = [i for i, sid in enumerate(ids) if sid not in done]
         summary.skipped = len(samples) - len(todo)
         todo_samples = [samples[i] for i in todo]

@@ -163,5 +163,23 @@ def write_records(path: str | os.PathLike, records: Iterable[Mapping[str, Any]])
     return p
 
 
+def drop_records(path: str | os.PathLike, drop: Callable[[dict[str, Any]], bool]) -> int:
+    """Rewrite a results file without the records ``drop`` selects (atomically: a temporary
+    file, fsync'ed, then renamed over it). Returns how many were dropped."""
+    p = Path(path)
+    if not p.exists():
+        return 0
+    found = read_records(p)
+    kept = [r for r in found.records if not drop(r)]
+    tmp = p.with_name(p.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for r in kept:
+            fh.write(json.dumps(r, allow_nan=False, separators=(",", ":")) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, p)
+    return len(found.records) - len(kept)
+
+
 def iter_records(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
     yield from read_records(path).records

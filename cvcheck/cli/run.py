@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=300.0,
                    help="per-sample limit in seconds (0 = none); a sample past it becomes an error result")
     p.add_argument("--restart", action="store_true", help="discard an existing results file instead of resuming")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="grade again the samples whose result is an error (timeouts, missing files...)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_config_options(p)
     p.set_defaults(func=_run)
@@ -38,12 +40,15 @@ def _run(args: argparse.Namespace) -> int:
     bar = None if args.no_progress else ProgressBar("grading")
     try:
         summary = run_manifest(manifest, args.output, config=config, executor=args.executor, workers=args.workers,
-                               timeout_s=args.timeout, address=args.address, resume=not args.restart, progress=bar)
+                               timeout_s=args.timeout, address=args.address, resume=not args.restart, progress=bar,
+                               retry_errors=args.retry_errors)
     finally:
         if bar is not None:
             bar.close()
     if summary.torn_tail_repaired:
         print("cvcheck: note: cut an incomplete last line left by an interrupted run", file=sys.stderr)
+    if summary.retried:
+        print(f"cvcheck: note: {summary.retried} error result(s) dropped to be graded again", file=sys.stderr)
     if summary.extra_ids:
         print(f"cvcheck: note: {len(summary.extra_ids)} result(s) in {args.output} are not in the manifest",
               file=sys.stderr)

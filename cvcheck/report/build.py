@@ -16,7 +16,7 @@ from .html import Markup, esc, join, page, png_img, table, tag
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .summary import summary_csv, summary_markdown
 from .tables import (Pivot, cascade, error_codes, failed_checks, failure_phi, group_value, is_verdict, metric_rows, passed,
-                     pct, pivot, rates_by)
+                     pct, pivot, rates_by, timing_rows)
 
 Record = Mapping[str, Any]
 
@@ -225,6 +225,11 @@ def build_report(results: str | os.PathLike, out_dir: str | os.PathLike, *, conf
                           [[r.get("id"), r.get("task"), (r.get("error") or {}).get("code"),
                             str((r.get("error") or {}).get("message"))[:300]] for r in errs[:200]],
                           numeric_from=99))
+    timing = timing_rows(records)
+    if timing:
+        body.append(tag("h2", "Grading time"))
+        body.append(table(["Task", "modality", "n", "median s", "p95 s", "max s", "total s"], timing, numeric_from=2,
+                          caption="Seconds per sample in the workers (from the results' timing fields)"))
     index = out / "index.html"
     index.write_text(page(title, join(body)), encoding="utf-8")
     (out / "summary.csv").write_text(summary_csv(records), encoding="utf-8")

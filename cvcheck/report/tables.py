@@ -250,6 +250,22 @@ def failure_phi(records: Iterable[Record], metrics: Sequence[str]) -> dict[tuple
     return out
 
 
+def timing_rows(records: Iterable[Record]) -> list[list[Any]]:
+    """Grading seconds per (task, modality): n, median, 95th percentile, max, total."""
+    secs: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in records:
+        t = (r.get("timing") or {}).get("seconds")
+        if isinstance(t, (int, float)):
+            secs[(str(r.get("task")), str(r.get("modality")))].append(float(t))
+    rows = []
+    for (task, modality), xs in sorted(secs.items()):
+        xs.sort()
+        p95 = xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)]
+        rows.append([task, modality, len(xs), f"{statistics.median(xs):.3f}", f"{p95:.3f}", f"{xs[-1]:.3f}",
+                     f"{sum(xs):.1f}"])
+    return rows
+
+
 def pct(value: float | None, digits: int = 2) -> str:
     """MMGR's percent style: ``95.56``; an empty cell is ``—``."""
     return "—" if value is None else f"{100 * value:.{digits}f}"
