@@ -184,3 +184,16 @@ def test_low_confidence_is_reported_not_hidden():
     assert r.status is Status.OK
     low = {(c["row"], c["col"]) for c in r.details["low_confidence"]}
     assert (0, 0) in low and r.metrics["low_confidence_cells"] >= 1
+
+
+@pytest.mark.slow
+def test_paddleocr_engine_reads_offline_like_the_default(tmp_path, monkeypatch):
+    """Runs only where the 'paddle' extra is installed (PaddleOCR start-up takes ~10 s)."""
+    pytest.importorskip("paddleocr")
+    pytest.importorskip("rapidocr_paddle")
+    monkeypatch.setenv("CVCHECK_CACHE", str(tmp_path))
+    case = make_image_case(20, n=4, defect="wrong_cell", style=Style(size=256, font="hershey-duplex"))
+    cfg = Config().with_overrides(["sudoku.ocr_engine=paddleocr"])
+    r = verify_image(case.image, case.puzzle, case.solution, config=cfg)
+    assert r.details["grid"] == case.answer.tolist() and r.details["engine"] == "paddleocr"
+    assert int(r.overall) == case.labels["overall"]

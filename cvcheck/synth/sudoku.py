@@ -4,7 +4,7 @@ Puzzles have exactly one solution (4x4 and 9x9, three clue bands). Answers are r
 with several real TrueType fonts (those shipped inside matplotlib's wheel, so every
 install has them, plus any extra font files you pass) and OpenCV Hershey fonts, clue
 and filled digits in equal or different colours, thin/box/uneven lines, 256-1024 px,
-padding, rotation <= 2 deg, mild perspective, blur and JPEG. Defects: a wrong cell, a
+padding, shaded boxes, rotation <= 2 deg, mild perspective, blur and JPEG. Defects: a wrong cell, a
 changed clue, an empty cell, a box duplicate with valid rows and columns.
 
 >>> case = make_image_case(3, n=4)
@@ -63,6 +63,7 @@ class Style:
     thick: float = 0.08             #: box line width, share of the cell
     uneven: bool = False            #: wobbly, model-like lines
     cell_lines: bool = True         #: draw the thin lines between cells (False: box lines only)
+    shade: int = 0                  #: grey level (e.g. 232) filling every other box; 0 = none
     rotation: float = 0.0           #: degrees
     perspective: float = 0.0        #: corner jitter, share of the side
     blur: float = 0.0               #: Gaussian sigma in pixels
@@ -96,6 +97,7 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
         background=bg,
         thin=float(rng.uniform(0.015, 0.05)), thick=float(rng.uniform(0.05, 0.1)),
         uneven=uneven, cell_lines=bool(rng.random() < 0.9),
+        shade=int(rng.integers(215, 245)) if rng.random() < 0.15 else 0,
         rotation=rotation, perspective=perspective,
         blur=float(rng.uniform(0.3, max_blur)) if rng.random() < 0.4 else 0.0,
         jpeg=int(rng.integers(35, 95)) if rng.random() < 0.5 else 0,
@@ -119,6 +121,13 @@ def render(digits: np.ndarray, clues: np.ndarray, style: Style) -> np.ndarray:
     rng = np.random.default_rng(style.seed)
     img = Image.new("RGB", (s, s), style.background)
     draw = ImageDraw.Draw(img)
+    if style.shade:
+        tint = tuple(min(v, style.shade) for v in style.background)
+        for br in range(b):
+            for bc in range(b):
+                if (br + bc) % 2:
+                    x0, y0 = pad + bc * b * cell, pad + br * b * cell
+                    draw.rectangle([x0, y0, x0 + b * cell, y0 + b * cell], fill=tint)
     for i in range(n + 1):
         if i % b and not style.cell_lines:
             continue
