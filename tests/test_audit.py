@@ -97,3 +97,29 @@ def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
     page = (tmp_path / "au" / "index.html").read_text()
     pngs = list((tmp_path / "au" / "overlays").glob("*.png"))
     assert len(pngs) == 1 and f'href="overlays/{pngs[0].name}"' in page and recs[0]["id"] in page
+
+
+def test_pixel_vs_recorded_judge_audit_through_the_batch_runner(tmp_path: Path) -> None:
+    """MMGR's Table 5 use: the pixel verdicts vs a (recorded) VLM judge on the same samples."""
+    from cvcheck.batch import load_manifest, read_records, run_manifest
+    from test_batch_helpers import maze_corpus, write_jsonl
+
+    manifest = maze_corpus(tmp_path / "corpus", 4, seed=8)
+    run_manifest(manifest, tmp_path / "pixel.jsonl", executor="serial")
+    labels = read_records(tmp_path / "corpus" / "labels.jsonl").by_id()
+    yes = {0: "no", 1: "yes"}
+    judged = []
+    for i, s in enumerate(load_manifest(manifest).samples):
+        m = labels[s["id"]]["metrics"]
+        answers = {k: yes[int(m[k])] for k in ("maze_changed", "cross_wall", "target_achievement")}
+        if i == 0:  # the judge misses (or invents) a wall crossing on the first sample
+            answers["cross_wall"] = yes[1 - int(m["cross_wall"])]
+        judged.append({"id": s["id"], "task": "maze-vlm", "answer": s["answer"], "judge_answers": answers,
+                       "model": s["model"]})
+    write_jsonl(tmp_path / "corpus" / "judged.jsonl", judged)
+    run_manifest(tmp_path / "corpus" / "judged.jsonl", tmp_path / "judge.jsonl", executor="serial")
+    au = audit_records(read_records(tmp_path / "pixel.jsonl").records, read_records(tmp_path / "judge.jsonl").records)
+    assert au.matched == 4 and not au.errors
+    assert au.metric("cross_wall").confusion.n == 4 and au.metric("cross_wall").confusion.agreement == 0.75
+    assert au.metric("maze_changed").confusion.agreement == 1.0
+    assert judged[0]["id"] in [d.id for d in au.disagreements]

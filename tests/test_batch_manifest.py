@@ -99,3 +99,14 @@ def test_validate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["validate", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.jsonl:1: missing 'task'" in err and "Traceback" not in err
+
+
+def test_recorded_judgement_needs_no_answer_file(tmp_path: Path) -> None:
+    m = write_jsonl(tmp_path / "m.jsonl", [
+        {"id": "a", "task": "arc", "judge_answers": {"valid_solution": "yes"}},
+        {"id": "b", "task": "arc", "judge_reply": "valid_solution: no"},
+    ])
+    assert [s["id"] for s in load_manifest(m).samples] == ["a", "b"]
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "c", "task": "arc"}])
+    with pytest.raises(ManifestError, match="missing 'answer'"):
+        load_manifest(bad)

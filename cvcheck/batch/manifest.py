@@ -151,8 +151,10 @@ def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, str] | No
 
         close = difflib.get_close_matches(task, tasks, n=1)
         raise InputError(f"unknown task {task!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
-    if not isinstance(sample.get("answer"), str) or not sample["answer"].strip():
-        raise InputError("missing 'answer' path")
+    recorded = sample.get("judge_answers") is not None or sample.get("judge_reply") is not None
+    if "answer" in sample or not recorded:  # a recorded judgement can stand without the answer file
+        if not isinstance(sample.get("answer"), str) or not sample["answer"].strip():
+            raise InputError("missing 'answer' path")
     missing = [k for k in REQUIRED_FIELDS.get(task, ()) if sample.get(k) in (None, "", [])]
     if missing:
         raise InputError(f"task {task!r} needs field(s) {', '.join(missing)}")
