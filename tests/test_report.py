@@ -63,9 +63,11 @@ def test_report_folder(results: Path, tmp_path: Path) -> None:
     srcs = re.findall(r'<img src="([^"]+)"', page)
     assert srcs and all(s.startswith("data:image/") for s in srcs)
     links = re.findall(r'<a href="([^"]+)"', page)
-    assert links and all((out / h).is_file() for h in links)
+    assert links and all((out / h).is_file() for h in links)  # overlays and answer files, relative
     failing = sum(1 for r in read_records(results).records if r["status"] != "error" and r["overall"] != 1.0)
-    assert len(links) == failing  # one overlay per failing verdict (all fit in the gallery)
+    overlays = [h for h in links if h.startswith("overlays/")]
+    assert len(overlays) == failing  # one overlay per failing verdict (all fit in the gallery)
+    assert len(links) == 2 * failing  # and a link to each answer file
     assert len(list((out / "charts").glob("*.png"))) >= 3
     rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
     assert sum(int(r["samples"]) for r in rows) == 10 and sum(int(r["errors"]) for r in rows) == 1

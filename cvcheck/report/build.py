@@ -132,6 +132,9 @@ def _gallery(failures: Sequence[Record], out: Path, config: Config) -> Markup:
         reason = (r.get("details") or {}).get("reason")
         if reason:
             caption += [Markup("<br>"), tag("span", str(reason)[:300], class_="muted")]
+        answer = sample.get("answer")
+        if isinstance(answer, str) and os.path.isabs(answer) and os.path.exists(answer):
+            caption += [Markup("<br>"), tag("a", "answer file", href=Path(os.path.relpath(answer, out)).as_posix())]
         if picture is not None:
             from ..media.write import save_image
 
