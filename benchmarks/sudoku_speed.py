@@ -1,5 +1,6 @@
 """Sudoku verifier speed: ms per 9x9 image on one core, and a 360-frame 9x9 video read
-change-driven vs naively (every frame, every cell), side by side in one run.
+change-driven vs naively (every frame, every cell), side by side in one run, for a clean
+render and for one with per-frame grain and sub-pixel camera shake.
 
     python benchmarks/sudoku_speed.py                 # 20 images x 3 reps, 360-frame video
     python benchmarks/sudoku_speed.py --naive-every 1 # time the naive reading on every frame
@@ -84,31 +85,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  PP-OCR recognition of 81 crops in one batch: {1000 * (time.perf_counter() - t):.1f} ms")
 
     # -- video -------------------------------------------------------------------------------
-    case = make_video_case(args.seed0 + 999, n=9, kind="gradual", frames=args.frames)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = case.write_mp4(Path(tmp) / "v.mp4")
-        t = time.perf_counter()
-        r = verify_video_file(path, case.puzzle, case.solution, config=cfg)
-        ours_s = time.perf_counter() - t
-        m = r.metrics
-        naive_calls = sum(int((case.states[int(s)] != 0).sum()) for s in case.state_of)
-        t = time.perf_counter()
-        timed = 0
-        for i, frame in enumerate(iter_frames(path)):
-            if i % args.naive_every == 0:
-                read_grid(frame, 9, config=every)
-                timed += 1
-        naive_s = (time.perf_counter() - t) * (m["frames"] / max(timed, 1))
-    print(f"\n9x9 video, {m['frames']} frames ({case.style.size} px H.264), verdict overall={r.overall} "
-          f"(label {case.labels['overall']}), AR={m['action_reflection']} (label {case.labels['action_reflection']})")
-    print(f"{'':28s}{'change-driven':>16s}{'naive':>16s}{'ratio':>10s}")
-    print(f"{'OCR calls (crops)':28s}{m['ocr_calls']:>16d}{naive_calls:>16d}{naive_calls / max(m['ocr_calls'], 1):>9.1f}x")
-    print(f"{'cell reads (incl. blanks)':28s}{m['cell_reads']:>16d}{m['naive_ocr_calls']:>16d}"
-          f"{m['naive_ocr_calls'] / max(m['cell_reads'], 1):>9.1f}x")
-    note = "" if args.naive_every == 1 else f" (naive timed on every {args.naive_every}th frame, scaled)"
-    print(f"{'seconds':28s}{ours_s:>16.2f}{naive_s:>16.2f}{naive_s / ours_s:>9.1f}x{note}")
+    for label, noise, shake in (("clean render", 0.0, 0.0), ("grain 3 + camera shake 0.7 px", 3.0, 0.7)):
+        case = make_video_case(args.seed0 + 999, n=9, kind="gradual", frames=args.frames, noise=noise, shake=shake)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = case.write_mp4(Path(tmp) / "v.mp4")
+            t = time.perf_counter()
+            r = verify_video_file(path, case.puzzle, case.solution, config=cfg)
+            ours_s = time.perf_counter() - t
+            m = r.metrics
+            naive_calls = sum(int((case.states[int(s)] != 0).sum()) for s in case.state_of)
+            t = time.perf_counter()
+            timed = 0
+            for i, frame in enumerate(iter_frames(path)):
+                if i % args.naive_every == 0:
+                    read_grid(frame, 9, config=every)
+                    timed += 1
+            naive_s = (time.perf_counter() - t) * (m["frames"] / max(timed, 1))
+        print(f"\n9x9 video, {label}, {m['frames']} frames ({case.style.size} px H.264): verdict overall="
+              f"{r.overall} (label {case.labels['overall']}), AR={m['action_reflection']} "
+              f"(label {case.labels['action_reflection']})")
+        print(f"{'':28s}{'change-driven':>16s}{'naive':>16s}{'ratio':>10s}")
+        print(f"{'OCR calls (crops)':28s}{m['ocr_calls']:>16d}{naive_calls:>16d}"
+              f"{naive_calls / max(m['ocr_calls'], 1):>9.1f}x")
+        print(f"{'cell reads (incl. blanks)':28s}{m['cell_reads']:>16d}{m['naive_ocr_calls']:>16d}"
+              f"{m['naive_ocr_calls'] / max(m['cell_reads'], 1):>9.1f}x")
+        note = "" if args.naive_every == 1 else f" (naive timed on every {args.naive_every}th frame, scaled)"
+        print(f"{'seconds':28s}{ours_s:>16.2f}{naive_s:>16.2f}{naive_s / ours_s:>9.1f}x{note}")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

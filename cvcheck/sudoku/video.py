@@ -1,7 +1,8 @@
 """Sudoku answer videos: a per-cell timeline read at the cost of the real changes.
 
-Each frame is rectified with the grid fit of the last frame that looked the same
-(re-located only when the whole frame changed); every cell keeps the coarse 16x16
+Each frame is rectified with the last grid fit and registered to it by phase correlation
+(sub-pixel camera shake is undone; the grid is located again only when it moved by more
+than a quarter cell or the scene changed); every cell keeps the coarse 16x16
 thumbnail (from one resize of the rectified frame) it had when last read, and is re-read only when some thumbnail pixel moved
 away from it by more than ``video_change_threshold`` grey levels (H.264 noise measured
 here stays under ~25; a digit appearing, vanishing or changing moves some pixel by > 150). A blank cell costs no OCR call;
@@ -18,7 +19,7 @@ changing in any one frame, and updates in at least 20 % of the frames.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 import cv2
@@ -36,7 +37,8 @@ from .verify import PIPELINE, TASK, score_details, score_metrics, unparseable_re
 
 _THUMB = 48
 _SIG = 16  # per-cell thumbnail side used for change detection
-_REFIT_DIFF = 3.0  # mean abs grey difference of the whole-frame thumbnail that triggers a new grid fit
+_SCENE_DIFF = 12.0  # mean abs grey change of the whole-frame thumbnail that forces a new grid fit
+_MIN_RESPONSE = 0.05  # phase-correlation peak below which a frame is not registered but refitted
 
 
 @dataclass
@@ -98,6 +100,8 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
     eng = engine
     fit: GridFit | None = None
     fit_thumb: np.ndarray | None = None
+    ref_canvas: np.ndarray | None = None  # float canvas at the last grid fit, for registration
+    window: np.ndarray | None = None
     boxes: np.ndarray | None = None
     sharpen = False
     stride = max(1, config.video_stride)
@@ -109,7 +113,10 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
         rgb = as_rgb(frame, name="video frame")
         dark = darkness(rgb)
         thumb = cv2.resize(dark, (_THUMB, _THUMB), interpolation=cv2.INTER_AREA).astype(np.float32)
-        if fit is None or fit_thumb is None or float(np.abs(thumb - fit_thumb).mean()) > _REFIT_DIFF:
+        aligned = None
+        if fit is not None and fit_thumb is not None and float(np.abs(thumb - fit_thumb).mean()) <= _SCENE_DIFF:
+            aligned = _register(rectify_like(dark, fit), ref_canvas, window)
+        if aligned is None:  # first frame, scene change, or the grid moved too far: locate it again
             quad = find_outer_quad(dark)
             fit = rectify(dark, quad, n) if quad is not None else None
             if fit is None or fit.size_mismatch:
@@ -117,11 +124,13 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
                 tl.frames_without_grid += 1
                 continue
             fit_thumb = thumb
+            ref_canvas = fit.canvas.astype(np.float32)
+            window = cv2.createHanningWindow(ref_canvas.shape[::-1], cv2.CV_32F)
             boxes = cell_boxes(fit, inset=OUTER_INSET)
             sharpen = needs_sharpening(fit)
             tl.refits += 1
         else:
-            fit = rectify_like(dark, fit)
+            fit = aligned
         t += 1
         # one thumbnail per cell from a single resize: (n, _SIG, n, _SIG), the outer 2/20 of each cell left out
         small = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -158,6 +167,26 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
             tl.final_image = rgb
     tl.frames = t + 1
     return tl
+
+
+def _register(fit: GridFit, ref: np.ndarray | None, window: np.ndarray | None) -> GridFit | None:
+    """Undo a small shift (camera shake) of a canvas against the reference canvas.
+
+    Returns the fit with an aligned canvas, or None when the grid moved by more than a
+    quarter cell or the match is poor (the caller then locates the grid again).
+    """
+    if ref is None:
+        return None
+    (dx, dy), response = cv2.phaseCorrelate(ref, fit.canvas.astype(np.float32), window)
+    cell = ref.shape[0] / fit.n
+    if not np.isfinite(dx) or np.hypot(dx, dy) > 0.25 * cell or response < _MIN_RESPONSE:
+        return None
+    if np.hypot(dx, dy) < 0.35:  # below this, resampling would blur more than it aligns
+        return fit
+    m = np.float32([[1, 0, -dx], [0, 1, -dy]])
+    canvas = cv2.warpAffine(fit.canvas, m, fit.canvas.shape[::-1], flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)
+    return replace(fit, canvas=canvas)
 
 
 def rectify_like(dark: np.ndarray, fit: GridFit) -> GridFit:

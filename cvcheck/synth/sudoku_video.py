@@ -3,7 +3,8 @@
 Kinds: ``gradual`` (a few cells per step), ``all_at_once``, ``self_correcting`` (wrong
 digits later overwritten), ``late_clue_drift`` (a clue changes near the end),
 ``flicker`` (one-frame glitches on top of a gradual fill: not updates), ``wrong_final``
-(a cell turns wrong in the last frames). Every value a cell takes holds at least
+(a cell turns wrong in the last frames). Half of the videos carry per-frame grain and a
+third a sub-pixel camera shake, as generated videos do. Every value a cell takes holds at least
 ``MIN_HOLD`` frames; flicker glitches last exactly one frame. Labels follow D.4.2 from
 the true schedule: clue changed in any frame, CV/CA on the final frame, and action
 reflection from the per-frame update counts.
@@ -38,19 +39,33 @@ class VideoCase:
     state_of: np.ndarray
     style: Style
     labels: dict[str, Any] = field(default_factory=dict)
+    noise: float = 0.0   #: per-frame Gaussian pixel noise (grey levels), like generated video grain
+    shake: float = 0.0   #: per-frame camera shake (pixels, sub-pixel shifts)
 
     @property
     def frames(self) -> int:
         return int(self.state_of.size)
 
     def iter_frames(self) -> Iterator[np.ndarray]:
-        """Rendered RGB frames (each distinct state is rendered once)."""
+        """Rendered RGB frames (each distinct state rendered once, then per-frame grain and shake)."""
+        import cv2
+
         cache: dict[int, np.ndarray] = {}
         clues = self.puzzle != 0
+        rng = np.random.default_rng(self.seed + 1)
         for s in self.state_of:
             if int(s) not in cache:
                 cache[int(s)] = render(self.states[int(s)], clues, self.style)
-            yield cache[int(s)]
+            frame = cache[int(s)]
+            if self.shake:
+                dx, dy = rng.uniform(-self.shake, self.shake, 2)
+                m = np.float32([[1, 0, dx], [0, 1, dy]])
+                frame = cv2.warpAffine(frame, m, frame.shape[1::-1], flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_REPLICATE)
+            if self.noise:
+                grain = rng.normal(0.0, self.noise, frame.shape)
+                frame = np.clip(frame + grain, 0, 255).astype(np.uint8)
+            yield frame
 
     def write_mp4(self, path: str | os.PathLike, *, fps: int = 24, crf: int = 23) -> Path:
         """Encode as H.264 MP4 (yuv420p) with PyAV."""
@@ -82,7 +97,7 @@ def _update_frames(rng: np.random.Generator, steps: int, start: int, end: int) -
 
 
 def make_video_case(seed: int, *, n: int | None = None, kind: str | None = None, frames: int | None = None,
-                    style: Style | None = None) -> VideoCase:
+                    style: Style | None = None, noise: float | None = None, shake: float | None = None) -> VideoCase:
     """A labelled answer video fully determined by ``seed`` and the overrides."""
     rng = np.random.default_rng(seed)
     n = n or int(rng.choice([4, 9]))
@@ -161,8 +176,12 @@ def make_video_case(seed: int, *, n: int | None = None, kind: str | None = None,
     labels["action_reflection"] = int(avg <= limit and steps.max() / (n * n) <= REFLECTION["max_frac"]
                                       and (steps > 0).mean() >= REFLECTION["min_active"])
     labels["total_updates"] = int(steps.sum())
+    drawn_noise = float(rng.uniform(1.0, 5.0)) if rng.random() < 0.5 else 0.0
+    drawn_shake = float(rng.uniform(0.2, 1.0)) if rng.random() < 0.3 else 0.0
+    noise = drawn_noise if noise is None else noise
+    shake = drawn_shake if shake is None else shake
     return VideoCase(seed=seed, n=n, kind=kind, puzzle=puzzle, solution=solution, states=states,
-                     state_of=state_of, style=style, labels=labels)
+                     state_of=state_of, style=style, labels=labels, noise=noise, shake=shake)
 
 
 def _add_flicker(rng: np.random.Generator, states: list[np.ndarray], state_of: np.ndarray, frames: int,
