@@ -24,7 +24,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:

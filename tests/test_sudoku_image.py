@@ -58,13 +58,14 @@ def test_two_calls_identical_input_unchanged_json_round_trip(solved4):
 
 
 @pytest.mark.parametrize("seed,kw", [
-    (21, dict(size=320, rotation=1.8, pad=0.08, blur=0.8, jpeg=45, uneven=True)),
-    (22, dict(size=1024, perspective=0.015, pad=0.1, fill_color=(0, 90, 200), background=(240, 236, 225))),
-    (23, dict(size=256, pad=0.0, thick=0.1)),
+    (21, {"size": 320, "rotation": 1.8, "pad": 0.08, "blur": 0.8, "jpeg": 45, "uneven": True}),
+    (22, {"size": 1024, "perspective": 0.015, "pad": 0.1, "fill_color": (0, 90, 200), "background": (240, 236, 225)}),
+    (23, {"size": 256, "pad": 0.0, "thick": 0.1}),
 ])
 def test_reads_under_rotation_perspective_blur_jpeg_and_no_padding(seed, kw):
-    import matplotlib
     from pathlib import Path
+
+    import matplotlib
 
     font = str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSerif.ttf")
     case = make_image_case(seed, n=9, defect="solved", style=Style(font=font, seed=seed, **kw))

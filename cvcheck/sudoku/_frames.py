@@ -6,8 +6,8 @@ Kept private to the Sudoku verifier until a shared ``cvcheck.media`` video reade
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 

@@ -39,7 +39,7 @@ def count_solutions(puzzle: np.ndarray, *, limit: int = 2) -> int:
             if grid[i]:
                 continue
             cand = full & ~(rows[i // n] | cols[i % n] | boxes[box_of[i]])
-            cnt = bin(cand).count("1")
+            cnt = (cand).bit_count()
             if cnt < best_count:
                 best, best_cand, best_count = i, cand, cnt
                 if cnt <= 1:

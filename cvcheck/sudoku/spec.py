@@ -110,7 +110,7 @@ class SudokuSpec:
         return int(self.puzzle.shape[0])
 
     @classmethod
-    def from_values(cls, puzzle: GridLike, solution: GridLike) -> "SudokuSpec":
+    def from_values(cls, puzzle: GridLike, solution: GridLike) -> SudokuSpec:
         """Parse and check: the solution is a valid Sudoku that keeps every clue."""
         p = parse_grid(puzzle, name="puzzle")
         s = parse_grid(solution, name="solution")

@@ -2,13 +2,14 @@
 
 Each frame is rectified with the last grid fit and registered to it by phase correlation
 (sub-pixel camera shake is undone; the grid is located again only when it moved by more
-than a quarter cell or the scene changed); every cell keeps the coarse 16x16
-thumbnail (from one resize of the rectified frame) it had when last read, and is re-read only when some thumbnail pixel moved
-away from it by more than ``video_change_threshold`` grey levels (H.264 noise measured
-here stays under ~25; a digit appearing, vanishing or changing moves some pixel by > 150). A blank cell costs no OCR call;
-non-blank changed cells of a frame go to the recogniser as one batch. A new value is
-committed (debounced) once it has held ``video_debounce_frames`` frames, and dated to
-the frame it first appeared in, so one-frame flicker is no update and no clue change.
+than a quarter cell or the scene changed). Every cell keeps the coarse 16x16 thumbnail
+(all cut from one resize of the rectified frame) it had when last read, and is re-read
+only when some thumbnail pixel moved away from it by more than ``video_change_threshold``
+grey levels (H.264 noise measured here stays under ~25; a digit appearing, vanishing or
+changing moves some pixel by > 150). A blank cell costs no OCR call; the non-blank
+changed cells of a frame go to the recogniser as one batch. A new value is committed
+(debounced) once it has held ``video_debounce_frames`` frames, and dated to the frame it
+first appeared in, so one-frame flicker is no update and no clue change.
 
 Metrics (D.4.2): ``clues_changed`` over every frame's committed grid; constraint
 violation and completion accuracy on the final frame; ``action_reflection`` = gradual
@@ -19,8 +20,9 @@ changing in any one frame, and updates in at least 20 % of the frames.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 import cv2
 import numpy as np

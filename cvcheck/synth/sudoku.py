@@ -15,9 +15,10 @@ changed clue, an empty cell, a box duplicate with valid rows and columns.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -113,9 +114,9 @@ def render(digits: np.ndarray, clues: np.ndarray, style: Style) -> np.ndarray:
     ndarray of shape (size, size, 3), uint8 RGB
     """
     n = digits.shape[0]
-    b = int(round(n ** 0.5))
+    b = round(n ** 0.5)
     s = style.size
-    pad = int(round(style.pad * s))
+    pad = round(style.pad * s)
     g = s - 2 * pad
     cell = g / n
     rng = np.random.default_rng(style.seed)
@@ -132,7 +133,7 @@ def render(digits: np.ndarray, clues: np.ndarray, style: Style) -> np.ndarray:
         if i % b and not style.cell_lines:
             continue
         width = style.thick if i % b == 0 else style.thin
-        w = max(1, int(round(width * cell)))
+        w = max(1, round(width * cell))
         pos = pad + i * cell
         for horizontal in (True, False):
             _line(draw, pos, pad, pad + g, w, horizontal, style, rng)
@@ -167,13 +168,13 @@ def _digit(arr: np.ndarray, d: int, cx: float, cy: float, height: float, color: 
         face = HERSHEY[font]
         (tw, th), _ = cv2.getTextSize(text, face, 1.0, 1)
         scale = height / max(th, 1)
-        thick = max(1, int(round(height / 14)))
+        thick = max(1, round(height / 14))
         (tw, th), _ = cv2.getTextSize(text, face, scale, thick)
-        org = (int(round(cx - tw / 2)), int(round(cy + th / 2)))
+        org = (round(cx - tw / 2), round(cy + th / 2))
         cv2.putText(arr, text, org, face, scale, color, thick, cv2.LINE_AA)
         return arr
     img = Image.fromarray(arr)
-    f = ImageFont.truetype(font, size=max(6, int(round(height * 1.35))))
+    f = ImageFont.truetype(font, size=max(6, round(height * 1.35)))
     ImageDraw.Draw(img).text((cx, cy), text, fill=color, font=f, anchor="mm")
     return np.asarray(img).copy()
 
@@ -231,7 +232,7 @@ def apply_defect(puzzle: np.ndarray, solution: np.ndarray, kind: str, rng: np.ra
         for r, c in empty[rng.choice(len(empty), size=int(rng.integers(1, 4)), replace=False)]:
             ans[r, c] = 0
     elif kind == "box_duplicate":
-        b = int(round(n ** 0.5))
+        b = round(n ** 0.5)
         r1 = int(rng.integers(0, b))
         r2 = int(rng.integers(b, n))
         ans[[r1, r2]] = ans[[r2, r1]]  # rows and columns stay permutations, boxes do not

@@ -13,13 +13,21 @@ reflection from the per-frame update counts.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from .sudoku import CLUE_BANDS, Style, labels_for, make_puzzle_pair, random_style, render
+from .sudoku import (
+    CLUE_BANDS,
+    Style,
+    labels_for,
+    make_puzzle_pair,
+    random_style,
+    render,
+)
 
 VIDEO_KINDS = ("gradual", "all_at_once", "self_correcting", "late_clue_drift", "flicker", "wrong_final")
 MIN_HOLD = 4
