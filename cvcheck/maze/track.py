@@ -127,7 +127,6 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
         current = _drop_stale_tail(current, long)
         _place(track, current)
         later = [tr for tr in long if tr.start > current.end]
-        track.ignored = len(long) - len(later) - len(track.pieces)
         if not later:
             break
         last = current.last()

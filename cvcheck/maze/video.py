@@ -295,6 +295,8 @@ def result_from_video(a: MazeVideoAnalysis, *, id: str, cfg: MazeConfig, config_
         "frames_tracked": len(tracked),
         "track_gaps": max(0, len(tr.pieces) - 1),
         "track_far_jumps": tr.far_jumps,
+        "track_lost": tr.lost,
+        "markers_left": tr.markers_left,
         "agent_speed": round(cr.speed, 4),
         "truncated": int(bool(a.read.get("truncated"))),
     }
