@@ -16,7 +16,7 @@ from .html import Markup, esc, join, page, png_img, table, tag
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .summary import summary_csv, summary_markdown
 from .tables import (Pivot, cascade, error_codes, failed_checks, failure_phi, group_value, is_verdict, metric_rows, passed,
-                     pct, pivot, rates_by, timing_rows)
+                     NONE_LABEL, pct, pivot, rates_by, timing_rows)
 
 Record = Mapping[str, Any]
 
@@ -203,10 +203,10 @@ def build_report(results: str | os.PathLike, out_dir: str | os.PathLike, *, conf
     body.append(tag("div", png_img(_save(charts_dir, "overall-by-model.png",
                                          charts.pivot_bars(by_model, title="Overall (%) by model")),
                                    alt="overall by model"), class_="charts"))
-    body.append(_pivot_html(pivot(records, "difficulty", "task"), caption="Overall (%) by difficulty and task"))
-    body.append(_pivot_html(pivot(records, "modality", "task"), caption="Overall (%) by modality and task"))
-    for key in group_by:
-        body.append(_pivot_html(pivot(records, key, "task"), caption=f"Overall (%) by {key} and task"))
+    for key in ("difficulty", "modality", *group_by):
+        t = pivot(records, key, "task")
+        if t.rows != [NONE_LABEL]:  # nothing to group by (e.g. no difficulty in the manifest)
+            body.append(_pivot_html(t, caption=f"Overall (%) by {key} and task"))
     body.append(tag("h2", "Fine-grained metrics and metric cascade"))
     body.extend(_task_section(records, t, charts_dir) for t in tasks)
     causes = failed_checks(records)

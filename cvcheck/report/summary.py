@@ -6,7 +6,7 @@ import csv
 import io
 from typing import Any, Mapping, Sequence
 
-from .tables import group_value, metric_rows, pct, pivot, rates_by
+from .tables import NONE_LABEL, group_value, metric_rows, pct, pivot, rates_by
 
 Record = Mapping[str, Any]
 CSV_KEYS = ("task", "model", "difficulty")
@@ -46,7 +46,8 @@ def summary_markdown(records: Sequence[Record], *, title: str) -> str:
     parts = [f"# {title}", "", f"{len(records)} results; overall = % of verdicts (ok + unparseable) "
              "whose gated overall is 1; errors are excluded and counted apart.", ""]
     parts += ["## Overall (%) by model", "", pivot_markdown(records, "model"), ""]
-    parts += ["## Overall (%) by difficulty", "", pivot_markdown(records, "difficulty"), ""]
+    if {group_value(r, "difficulty") for r in records} != {NONE_LABEL}:
+        parts += ["## Overall (%) by difficulty", "", pivot_markdown(records, "difficulty"), ""]
     for task in sorted({str(r.get("task")) for r in records}):
         sub = [r for r in records if r.get("task") == task]
         fine, _ = metric_rows(sub)
