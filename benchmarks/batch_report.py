@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 CLI = "import sys; from cvcheck.cli import main; rc = main(sys.argv[1:]); "
-RSS = "import resource; print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(rc)"
+RSS = ("import resource; print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+       "sys.exit(rc)")
 LOAD_ALL = ("import sys, json, resource; recs = [json.loads(l) for l in open(sys.argv[1], 'rb')]; "
             "print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
 
@@ -54,8 +55,10 @@ def main() -> None:
         wall, kib = _peak([sys.executable, "-c", CLI + RSS, "report", str(big), "-o", str(folder / "report")])
         _, load_kib = _peak([sys.executable, "-c", LOAD_ALL, str(big)])
         print(f"{args.records} records ({size_mb:.1f} MB of JSONL)")
-        print(f"cvcheck report:            {wall:6.1f} s, peak RSS {kib / 1024:7.1f} MiB (gallery of 48 overlays included)")
-        print(f"json.loads of every line:           peak RSS {load_kib / 1024:7.1f} MiB (what keeping full records costs)")
+        print(f"cvcheck report:            {wall:6.1f} s, peak RSS {kib / 1024:7.1f} MiB "
+              "(gallery of 48 overlays included)")
+        print(f"json.loads of every line:           peak RSS {load_kib / 1024:7.1f} MiB "
+              "(what keeping full records costs)")
 
 
 if __name__ == "__main__":

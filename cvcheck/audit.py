@@ -178,7 +178,7 @@ def audit_records(a: Iterable[Record], b: Iterable[Record], *, metrics: Sequence
         if differ:
             disagreements.append(Disagreement(sid, task, None if model is None else str(model), differ))
     all_dis: dict[str, list[str]] = defaultdict(list)
-    for (task, m), ids in dis_ids.items():
+    for (_task, m), ids in dis_ids.items():
         all_dis[m].extend(ids)
     return Audit(
         names=names, matched=len(common), only_a=sorted(set(ra) - set(rb)), only_b=sorted(set(rb) - set(ra)),
@@ -194,7 +194,6 @@ def audit_files(a: str | os.PathLike, b: str | os.PathLike, *, metrics: Sequence
     from pathlib import Path
 
     from .batch.store import read_records
-
     from .report.build import slim
 
     labels = names or (Path(a).stem, Path(b).stem)

@@ -85,8 +85,9 @@ def test_audit_cli_and_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
-    from cvcheck.batch import read_records, run_manifest
     from test_batch_helpers import maze_corpus
+
+    from cvcheck.batch import read_records, run_manifest
 
     manifest = maze_corpus(tmp_path / "corpus", 3, seed=21)
     run_manifest(manifest, tmp_path / "a.jsonl", executor="serial")
@@ -101,8 +102,9 @@ def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
 
 def test_pixel_vs_recorded_judge_audit_through_the_batch_runner(tmp_path: Path) -> None:
     """MMGR's Table 5 use: the pixel verdicts vs a (recorded) VLM judge on the same samples."""
-    from cvcheck.batch import load_manifest, read_records, run_manifest
     from test_batch_helpers import maze_corpus, write_jsonl
+
+    from cvcheck.batch import load_manifest, read_records, run_manifest
 
     manifest = maze_corpus(tmp_path / "corpus", 4, seed=8)
     run_manifest(manifest, tmp_path / "pixel.jsonl", executor="serial")

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from test_batch_helpers import write_jsonl
 
 from cvcheck.batch.manifest import ManifestError, load_manifest
 from cvcheck.cli import main
-from test_batch_helpers import write_jsonl
 
 
 def test_jsonl_paths_resolved_against_manifest_folder(tmp_path: Path) -> None:

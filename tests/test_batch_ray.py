@@ -10,10 +10,10 @@ import os
 from pathlib import Path
 
 import pytest
+from test_batch_helpers import maze_corpus
 
 from cvcheck.batch import read_records, run_manifest
 from cvcheck.batch.store import comparable
-from test_batch_helpers import maze_corpus
 
 if os.environ.get("CVCHECK_REQUIRE_RAY") != "1":
     pytest.importorskip("ray", reason="Ray not installed: pip install -e '.[ray]'")
@@ -37,9 +37,10 @@ def test_ray_local_instance_equals_process_pool(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_ray_timeout_and_grader_errors_become_error_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_batch_helpers import TARGET, TASK
+
     from cvcheck import registry
     from cvcheck.batch import run_samples
-    from test_batch_helpers import TARGET, TASK
 
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setitem(registry.TASKS, TASK, TARGET)

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from test_batch_helpers import TARGET, TASK, maze_corpus, write_jsonl
 
 from cvcheck import registry
 from cvcheck.batch import load_manifest, read_records, run_manifest, run_samples
 from cvcheck.batch.store import comparable
 from cvcheck.cli import main
-from test_batch_helpers import TARGET, TASK, maze_corpus, write_jsonl
 
 
 @pytest.fixture()

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_batch_helpers import maze_corpus
 
 from cvcheck.batch import read_records, run_manifest
 from cvcheck.cli import main
 from cvcheck.media.write import save_image
 from cvcheck.report.tables import cascade, metric_rows, pivot
-from test_batch_helpers import maze_corpus
 
 EVIL = '<script>alert("x")</script>&'
 

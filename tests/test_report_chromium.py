@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_batch_helpers import maze_corpus
 
 from cvcheck.batch import run_manifest
 from cvcheck.media.image import load_image
 from cvcheck.report import build_report
-from test_batch_helpers import maze_corpus
 
 BINARIES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 BROWSER = next((shutil.which(b) for b in BINARIES if shutil.which(b)), None)

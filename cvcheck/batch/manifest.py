@@ -227,7 +227,7 @@ def load_manifest(path: str | os.PathLike, *, check_files: bool = False) -> Mani
 
 def _missing_files(samples: list[dict[str, Any]], lines: list[int]) -> list[tuple[int, str]]:
     out = []
-    for sample, number in zip(samples, lines):
+    for sample, number in zip(samples, lines, strict=True):
         for key, value in sample.items():
             values = value if isinstance(value, list) and key in PATH_FIELDS else [value]
             for v in values:

@@ -15,8 +15,22 @@ from . import charts
 from .html import Markup, esc, join, page, png_img, table, tag
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .summary import summary_csv, summary_markdown
-from .tables import (Pivot, cascade, error_codes, failed_checks, failure_phi, group_value, is_verdict, metric_rows, passed,
-                     NONE_LABEL, pct, pivot, rates_by, timing_rows)
+from .tables import (
+    NONE_LABEL,
+    Pivot,
+    cascade,
+    error_codes,
+    failed_checks,
+    failure_phi,
+    group_value,
+    is_verdict,
+    metric_rows,
+    passed,
+    pct,
+    pivot,
+    rates_by,
+    timing_rows,
+)
 
 Record = Mapping[str, Any]
 

@@ -34,10 +34,10 @@ def last_frame(path: str, *, config: Config) -> np.ndarray | None:
     """The last decodable frame of a video (streamed; constant memory)."""
     from ..media.video import iter_frames
 
-    frame = None
+    last = None
     for frame in iter_frames(path, config=config.media):
-        pass
-    return None if frame is None else np.asarray(frame)
+        last = frame
+    return None if last is None else np.asarray(last)
 
 
 def _answer_picture(record: Mapping[str, Any], *, config: Config) -> np.ndarray | None:
@@ -124,7 +124,9 @@ def render_record(record: Mapping[str, Any], *, config: Config | None = None) ->
     if picture is None:
         return None
     failed = ((record.get("gate") or {}).get("failed")) or []
-    text = f"{record.get('status')} overall={record.get('overall')}" + (f" failed: {', '.join(failed)}" if failed else "")
+    text = f"{record.get('status')} overall={record.get('overall')}"
+    if failed:
+        text += f" failed: {', '.join(failed)}"
     return banner(picture, text, ok=record.get("overall") == 1.0)
 
 
