@@ -29,7 +29,8 @@ from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
-RELOCATE_EVERY = 12  #: frames between attempts to re-locate a maze that stopped matching
+RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
+RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
 
 
 @dataclass(frozen=True)
@@ -171,14 +172,14 @@ class FrameAnalyser:
         canvas = self.canvas(frame)
         hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
         iou = self._layout(canvas, hsv)
-        if iou <= self.cfg.layout_iou_min and index - self._last_relocate >= RELOCATE_EVERY:
+        if iou < max(RELOCATE_BELOW, self.cfg.layout_iou_min) and index - self._last_relocate >= RELOCATE_EVERY:
             self._last_relocate = index
             old = (self.box, self.warp)
             if self.locate(frame):
                 new_canvas = self.canvas(frame)
                 new_hsv = cv2.cvtColor(new_canvas, cv2.COLOR_RGB2HSV)
                 new_iou = self._layout(new_canvas, new_hsv)
-                if new_iou > max(iou + 0.05, self.cfg.layout_iou_min):  # the maze moved, not changed
+                if new_iou > iou + 0.02 and new_iou > self.cfg.layout_iou_min:  # the maze moved, not changed
                     canvas, hsv, iou = new_canvas, new_hsv, new_iou
                     self.relocations += 1
                 else:

@@ -70,6 +70,7 @@ class VideoLook:
     trail: float = 0.0                  #: the agent draws a trail this wide (fraction of its size; 0 = none)
     leave_start: bool = False           #: a copy of the agent stays on the start cell
     smooth: int = 0                     #: moving-average window (frames) rounding corners of the motion
+    zoom: float = 0.0                   #: camera zoom drift over the video (0.04 = 4 % larger at the end)
 
 
 @dataclass
@@ -401,7 +402,7 @@ def random_look(rng: np.random.Generator, *, style: str | None = None, small: bo
         look = replace(look, agent_rgb=PLOT_AGENTS[int(rng.integers(len(PLOT_AGENTS)))],
                        line_px=int(rng.integers(1, 3)), agent_scale=float(rng.uniform(0.55, 0.75)))
     families = ["clean", "compressed", "blurred", "jitter", "recolour", "drift", "occlusion", "leave_start",
-                "smooth", "combo"] + (["trail", "trail"] if trails else [])
+                "smooth", "combo", "zoom"] + (["trail", "trail"] if trails else [])
     degradation = str(rng.choice(families))
     if degradation == "compressed":
         look = replace(look, crf=int(rng.integers(32, 40)))
@@ -421,6 +422,8 @@ def random_look(rng: np.random.Generator, *, style: str | None = None, small: bo
         look = replace(look, leave_start=True)
     elif degradation == "smooth":
         look = replace(look, smooth=int(rng.integers(3, 8)))
+    elif degradation == "zoom":
+        look = replace(look, zoom=float(rng.uniform(0.02, 0.06)))
     elif degradation == "combo":
         look = replace(look, crf=int(rng.integers(30, 36)), blur_sigma=float(rng.uniform(0.6, 1.2)),
                        jitter_px=int(rng.integers(1, 3)), agent_drift=float(rng.uniform(-8, 8)))
@@ -593,6 +596,11 @@ def _render(spec: MazeSpec, plan: VideoPlan, look: VideoLook, *, seed: int) -> I
             draw_goal()
         frame = np.full((h, w, 3), look.background, np.uint8)
         frame[y0:y0 + side, x0:x0 + side] = maze
+        if look.zoom:
+            z = 1.0 + look.zoom * t / max(1, total - 1)
+            centre = (w / 2 + 0.1 * w * look.zoom, h / 2)
+            m = cv2.getRotationMatrix2D(centre, 0.0, z)
+            frame = cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if look.jitter_px:
             dx, dy = rng.integers(-look.jitter_px, look.jitter_px + 1, 2)
             frame = cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
