@@ -40,7 +40,7 @@ from .verify import PIPELINE, TASK, score_details, score_metrics, unparseable_re
 _THUMB = 48
 _SIG = 16  # per-cell thumbnail side used for change detection
 _SCENE_DIFF = 12.0  # mean abs grey change of the whole-frame thumbnail that forces a new grid fit
-_MIN_RESPONSE = 0.05  # phase-correlation peak below which a frame is not registered but refitted
+_MIN_RESPONSE = 0.1  # phase-correlation peak below which a shift estimate is not trusted
 
 
 @dataclass
@@ -126,8 +126,9 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
                 tl.frames_without_grid += 1
                 continue
             fit_thumb = thumb
+            # register on the grid lines only: digits appearing must not move the estimate
+            window = cv2.createHanningWindow(fit.canvas.shape[::-1], cv2.CV_32F) * _line_band(fit)
             ref_canvas = fit.canvas.astype(np.float32)
-            window = cv2.createHanningWindow(ref_canvas.shape[::-1], cv2.CV_32F)
             boxes = cell_boxes(fit, inset=OUTER_INSET)
             sharpen = needs_sharpening(fit)
             tl.refits += 1
@@ -171,17 +172,30 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
     return tl
 
 
+def _line_band(fit: GridFit, *, half: int = 4) -> np.ndarray:
+    """(S, S) float32 mask of the bands around the located grid lines."""
+    size = fit.canvas.shape[0]
+    band = np.zeros((size, size), np.float32)
+    for pos in fit.rows:
+        band[max(0, int(pos) - half):int(pos) + half + 1, :] = 1.0
+    for pos in fit.cols:
+        band[:, max(0, int(pos) - half):int(pos) + half + 1] = 1.0
+    return band
+
+
 def _register(fit: GridFit, ref: np.ndarray | None, window: np.ndarray | None) -> GridFit | None:
     """Undo a small shift (camera shake) of a canvas against the reference canvas.
 
-    Returns the fit with an aligned canvas, or None when the grid moved by more than a
-    quarter cell or the match is poor (the caller then locates the grid again).
+    Returns the fit with an aligned canvas; the fit unchanged when the shift is tiny or the
+    match too weak to trust (codec drift lowers it in still videos); None when the grid
+    moved by more than a quarter cell (the caller then locates the grid again).
     """
     if ref is None:
         return None
     (dx, dy), response = cv2.phaseCorrelate(ref, fit.canvas.astype(np.float32), window)
-    cell = ref.shape[0] / fit.n
-    if not np.isfinite(dx) or np.hypot(dx, dy) > 0.25 * cell or response < _MIN_RESPONSE:
+    if not (np.isfinite(dx) and np.isfinite(dy)) or response < _MIN_RESPONSE:
+        return fit
+    if np.hypot(dx, dy) > 0.25 * ref.shape[0] / fit.n:
         return None
     if np.hypot(dx, dy) < 0.35:  # below this, resampling would blur more than it aligns
         return fit
