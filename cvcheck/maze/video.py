@@ -49,6 +49,7 @@ from .video_metrics import (
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
 MAX_LISTED = 60      #: per-frame evidence entries listed in details
+GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell
 
 
 @dataclass
@@ -144,6 +145,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     ious = np.array([o.iou for o in obs])
     goal_pos = np.full((n, 2), np.nan)
     goal_area = np.zeros(n)
+    covered = np.array([o.goal_covered for o in obs])
     for t, o in enumerate(obs):
         if o.goal is not None:
             goal_pos[t] = (o.goal.row, o.goal.col)
@@ -161,7 +163,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     path, _ = path_match(path_px, spec, k, cfg)
     loops = path_loops(path_px, k, min_area=cfg.loop_min_area)
     settling = goal_settling(track, spec.goal, settle_frames=cfg.video_settle_frames)
-    goal_bad = _goal_bad_frames(goal_pos, goal_area, track, spec, prof, settling, cfg)
+    goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg)
     tracked = track.tracked
     start_offset = None
     if len(tracked):
@@ -173,15 +175,17 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                              read=read, box=analyser.box, relocations=analyser.relocations, canvases=canvases)
 
 
-def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, track: Track, spec: MazeSpec,
-                     prof: StyleProfile, settling: Settling, cfg: MazeConfig) -> list[int]:
+def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,
+                     spec: MazeSpec, prof: StyleProfile, settling: Settling, cfg: MazeConfig) -> list[int]:
     """Frames where the goal is missing, displaced (> marker_tolerance cells) or resized
-    (< 1/2 or > 2x its usual area) while the agent is not on or next to it."""
+    (< 1/2 or > 2x its usual area) while neither the agent nor anything of its colour (a
+    trail, a left-behind marker) is on or next to it."""
     centre = np.array(spec.goal, float) + 0.5
     n = len(goal_pos)
     visible = goal_area > 0
     offset = np.hypot(*(goal_pos - centre).T) / 2
-    normal = goal_area[visible & (offset <= cfg.marker_tolerance)]
+    # The goal's own size: as first seen (in place, uncovered), before anything could change it.
+    normal = goal_area[visible & (offset <= cfg.marker_tolerance) & (covered <= GOAL_COVERED)][:10]
     usual = float(np.median(normal)) if normal.size else 0.0
     last = np.full(2, np.nan)
     bad = []
@@ -190,7 +194,7 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, track: Track, 
             last = track.pos[t]
         near = not np.isnan(last[0]) and np.abs(last - centre).max() <= NEAR_GOAL
         arrived = settling.first_arrival is not None and t >= settling.first_arrival
-        if near or (prof.goal_changes_on_arrival and arrived):
+        if near or covered[t] > GOAL_COVERED or (prof.goal_changes_on_arrival and arrived):
             continue
         missing = not visible[t] or offset[t] > cfg.marker_tolerance
         resized = bool(usual) and not (0.5 * usual <= goal_area[t] <= 2.0 * usual)

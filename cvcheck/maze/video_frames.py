@@ -53,6 +53,7 @@ class FrameObs:
     agents: tuple[Blob, ...]        #: agent-coloured objects
     goal: Blob | None               #: the largest goal-coloured object
     located: bool = True
+    goal_covered: float = 0.0       #: share of the reference goal cell covered by agent-coloured pixels
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -122,6 +123,8 @@ class FrameAnalyser:
         self._prev_agent: np.ndarray | None = None
         self._last_head: tuple[float, float] | None = None
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
+        g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
+        self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
 
     # -- geometry ----------------------------------------------------------------------------
     def locate(self, frame: np.ndarray) -> bool:
@@ -192,7 +195,8 @@ class FrameAnalyser:
         agents = self._blobs(agent, self.agent_min_px, with_overlap=True, trail=True)
         goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
-        return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal), canvas
+        covered = float(np.count_nonzero(agent[self._goal_window])) / max(1, agent[self._goal_window].size)
+        return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal, goal_covered=covered), canvas
 
     def _layout(self, canvas: np.ndarray, hsv: np.ndarray) -> float:
         if not self.lines:
