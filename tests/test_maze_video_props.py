@@ -51,9 +51,9 @@ def test_track_inside_corridors_never_crosses(seed: int, size: int, speed: float
 
 
 @settings(max_examples=40, deadline=None)
-@given(**maze_args, where=st.floats(0, 1))
+@given(**maze_args, where=st.floats(0, 1), stay=st.integers(1, 4), back=st.booleans())
 def test_a_jump_across_a_wall_is_always_caught(seed: int, size: int, speed: float, noise: float,
-                                               where: float) -> None:
+                                               where: float, stay: int, back: bool) -> None:
     rng = np.random.default_rng(seed)
     spec = make_maze(size, rng=rng, algorithm="wilson" if seed % 2 else "dfs", endpoints="random")
     sol = list(spec.solution)
@@ -70,7 +70,10 @@ def test_a_jump_across_a_wall_is_always_caught(seed: int, size: int, speed: floa
         return
     i, q = options[min(len(options) - 1, int(where * len(options)))]
     walk = _walk(sol[: i + 1], speed, rng, noise)
-    pos = np.vstack([walk, np.repeat([np.array(q, float) + 0.5], 4, axis=0)])
+    parts = [walk, np.repeat([np.array(q, float) + 0.5], stay, axis=0)]
+    if back:  # an excursion over the wall and back (a single frame when stay == 1)
+        parts.append(np.repeat(walk[-1:], 3, axis=0))
+    pos = np.vstack(parts)
     rep = analyse_crossings(_track(pos), WallGeometry(spec, erosion=0.3), contact_overlap=0.2)
     assert rep.crossed(0.05)
     assert any(t.kind == "teleport" and t.to_frame == len(walk) for t in rep.traversals)
