@@ -98,6 +98,8 @@ def test_run_cli_progress_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     rec = json.loads((tmp_path / "bad.jsonl").read_text().splitlines()[0])
     assert rec["status"] == "error" and rec["error"]["code"] == "bad_media"
     assert main(["run", str(bad), "-o", str(tmp_path / "b2.jsonl"), "--workers", "0"]) == 2
+    assert main(["run", str(bad), "-o", str(tmp_path / "b2.jsonl"), "--timeout", "-1"]) == 2
+    assert "timeout must be >= 0" in capsys.readouterr().err
 
 
 def test_retry_errors_grades_error_results_again(tmp_path: Path, test_task: str) -> None:

@@ -83,6 +83,8 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
         raise InputError(f"workers must be an integer >= 1, got {workers!r}")
     if executor == "serial":
         nworkers = 1
+    if timeout_s is not None and (isinstance(timeout_s, bool) or timeout_s < 0):
+        raise InputError(f"timeout must be >= 0 seconds (0: none), got {timeout_s!r}")
     out = Path(output)
     if not resume and out.exists():
         out.unlink()

@@ -86,6 +86,8 @@ def write_audit_folder(audit: Any, out_dir: str | os.PathLike, *, overlays_from:
     """Write the audit folder; returns the path of its ``index.html``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    for stale in (out / "overlays").glob("*.png"):  # from an earlier audit into the same folder
+        stale.unlink()
     cfg = config or Config()
     reuse = Path(overlays_from) if overlays_from else None
     (out / "audit.json").write_text(json.dumps(audit.to_dict(), indent=1), encoding="utf-8")
