@@ -100,6 +100,8 @@ def test_run_cli_progress_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["run", str(bad), "-o", str(tmp_path / "b2.jsonl"), "--workers", "0"]) == 2
     assert main(["run", str(bad), "-o", str(tmp_path / "b2.jsonl"), "--timeout", "-1"]) == 2
     assert "timeout must be >= 0" in capsys.readouterr().err
+    assert main(["run", str(bad), "-o", str(tmp_path)]) == 2  # a folder is not a results file
+    assert "is a folder" in capsys.readouterr().err
 
 
 def test_retry_errors_grades_error_results_again(tmp_path: Path, test_task: str) -> None:

@@ -79,6 +79,8 @@ def test_report_refuses_empty_results(tmp_path: Path, capsys: pytest.CaptureFixt
     (tmp_path / "e.jsonl").write_text("")
     assert main(["report", str(tmp_path / "e.jsonl"), "-o", str(tmp_path / "r")]) == 2
     assert "no results" in capsys.readouterr().err
+    assert main(["report", str(tmp_path), "-o", str(tmp_path / "r")]) == 2
+    assert "is not a file" in capsys.readouterr().err
 
 
 def test_failure_phi_hand_checked() -> None:

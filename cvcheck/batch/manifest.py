@@ -192,7 +192,7 @@ def load_manifest(path: str | os.PathLike, *, check_files: bool = False) -> Mani
     """
     mpath = Path(path)
     if not mpath.is_file():
-        raise InputError(f"manifest {mpath} does not exist")
+        raise InputError(f"manifest {mpath} " + ("is not a file" if mpath.exists() else "does not exist"))
     base = mpath.resolve().parent
     samples: list[dict[str, Any]] = []
     lines: list[int] = []

@@ -76,6 +76,8 @@ def read_records(path: str | os.PathLike, *, must_exist: bool = True,
         return ResultsFile()
     out = ResultsFile()
     seen: set[str] = set()
+    if not p.is_file():
+        raise InputError(f"results file {p} is not a file")
     with open(p, "rb") as fh:
         number = 0
         while True:
@@ -121,11 +123,17 @@ class ResultWriter:
 
     def __init__(self, path: str | os.PathLike, *, fsync: bool = True):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = -1
+        if self.path.is_dir():
+            raise InputError(f"results file {self.path} is a folder")
         existing = read_records(self.path, must_exist=False, keep=lambda r: {"id": r["id"]})  # ids only
         self.existing = existing
         self._fsync = fsync
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot write results file {self.path}: {exc.strerror or exc}") from exc
         if existing.torn_tail or os.fstat(self._fd).st_size != existing.good_bytes:
             os.ftruncate(self._fd, existing.good_bytes)
             os.fsync(self._fd)

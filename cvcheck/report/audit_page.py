@@ -84,8 +84,10 @@ def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: C
 def write_audit_folder(audit: Any, out_dir: str | os.PathLike, *, overlays_from: str | os.PathLike | None = None,
                        max_overlays: int = 100, config: Config | None = None) -> Path:
     """Write the audit folder; returns the path of its ``index.html``."""
+    from .build import make_folder
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     for stale in (out / "overlays").glob("*.png"):  # from an earlier audit into the same folder
         stale.unlink()
     cfg = config or Config()

@@ -162,6 +162,14 @@ def _gallery(failures: Sequence[Record], out: Path, config: Config) -> Markup:
     return tag("div", join(figs), class_="gallery")
 
 
+def make_folder(path: Path) -> None:
+    """``mkdir -p`` with a clear error when a file is in the way or the place is not writable."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder {path}: {exc.strerror or exc}") from exc
+
+
 def slim(record: dict[str, Any]) -> dict[str, Any]:
     """What the tables need of a record: ``details`` cut to its ``reason`` (memory on big files)."""
     out = dict(record)
@@ -198,7 +206,7 @@ def build_report(results: str | os.PathLike, out_dir: str | os.PathLike, *, conf
     cfg = config or Config()
     out = Path(out_dir)
     charts_dir = out / "charts"
-    charts_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(charts_dir)
     title = title or f"cvcheck report: {Path(results).name}"
     tasks = sorted({str(r.get("task")) for r in records})
     total = rates_by(records, ()).get((), None)
