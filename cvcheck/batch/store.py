@@ -78,7 +78,11 @@ def read_records(path: str | os.PathLike, *, must_exist: bool = True,
     seen: set[str] = set()
     if not p.is_file():
         raise InputError(f"results file {p} is not a file")
-    with open(p, "rb") as fh:
+    try:
+        fh = open(p, "rb")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise InputError(f"cannot read results file {p}: {exc.strerror or exc}") from exc
+    with fh:
         number = 0
         while True:
             line = fh.readline()
