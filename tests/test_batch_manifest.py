@@ -110,3 +110,17 @@ def test_recorded_judgement_needs_no_answer_file(tmp_path: Path) -> None:
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "c", "task": "arc"}])
     with pytest.raises(ManifestError, match="missing 'answer'"):
         load_manifest(bad)
+
+
+def test_validate_parses_sudoku_grids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [{"id": "ok", "task": "sudoku", "answer": "a.png", "puzzle": "12..|..12|21..|...1",
+             "solution": "1234|3412|2143|4321"},
+            {"id": "bad", "task": "sudoku", "answer": "a.png", "puzzle": "12..|..12|21..|...1",
+             "solution": "1234|3412|2143|4312"}]
+    m = write_jsonl(tmp_path / "m.jsonl", rows)
+    assert len(load_manifest(m)) == 2  # plain loading (cvcheck run) does not parse references
+    with pytest.raises(ManifestError) as err:
+        load_manifest(m, check_references=True)
+    assert err.value.problems == [(2, "sudoku reference: solution is not a complete valid Sudoku")]
+    assert main(["validate", str(m), "--no-files"]) == 2
+    assert "m.jsonl:2: sudoku reference" in capsys.readouterr().err

@@ -26,7 +26,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError
 from ..registry import TASKS
@@ -175,7 +175,19 @@ def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, str] | No
     return sample
 
 
-def load_manifest(path: str | os.PathLike, *, check_files: bool = False) -> Manifest:
+def _check_sudoku(sample: Mapping[str, Any]) -> None:
+    from ..sudoku.spec import SudokuSpec
+
+    SudokuSpec.from_values(sample["puzzle"], sample["solution"])
+
+
+#: deep checks of a task's reference fields, run by ``load_manifest(check_references=True)``
+#: (``cvcheck validate``): raise InputError with what is wrong
+REFERENCE_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {"sudoku": _check_sudoku}
+
+
+def load_manifest(path: str | os.PathLike, *, check_files: bool = False,
+                  check_references: bool = False) -> Manifest:
     """Read and validate a JSONL or CSV manifest.
 
     Parameters
@@ -183,6 +195,9 @@ def load_manifest(path: str | os.PathLike, *, check_files: bool = False) -> Mani
     path : path to ``.jsonl`` / ``.json`` (one object per line) or ``.csv`` (header row)
     check_files : bool
         Also record answer/reference files that do not exist (``Manifest.missing_files``).
+    check_references : bool
+        Also parse each task's references (:data:`REFERENCE_CHECKS`: Sudoku grids must be a
+        valid puzzle and solution); a bad one is a problem of its line.
 
     Raises
     ------
@@ -207,6 +222,13 @@ def load_manifest(path: str | os.PathLike, *, check_files: bool = False) -> Mani
         except InputError as exc:
             problems.append((number, str(exc)))
             continue
+        check = REFERENCE_CHECKS.get(sample["task"]) if check_references else None
+        if check is not None:
+            try:
+                check(sample)
+            except InputError as exc:
+                problems.append((number, f"{sample['task']} reference: {exc}"))
+                continue
         if sample["id"] in seen:
             problems.append((number, f"duplicate id {sample['id']!r} (first on line {seen[sample['id']]})"))
             continue

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from ..batch.manifest import load_manifest
 
-    m = load_manifest(args.manifest, check_files=not args.no_files)
+    m = load_manifest(args.manifest, check_files=not args.no_files, check_references=True)
     by_task = Counter(s["task"] for s in m.samples)
     models = sorted({s.get("model") for s in m.samples if s.get("model")})
     if m.missing_files:
