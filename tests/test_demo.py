@@ -14,7 +14,7 @@ from cvcheck.demo import make_corpus
 
 def test_corpus_is_labelled_and_mixed(tmp_path: Path) -> None:
     c = make_corpus(tmp_path, seed=1, scale=0.2)
-    m = load_manifest(c.manifest, check_files=True)
+    m = load_manifest(c.manifest, check_files=True, check_references=True)
     assert not m.missing_files
     labels = read_records(c.labels).by_id()
     assert sorted(labels) == sorted(m.ids)
