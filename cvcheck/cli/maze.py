@@ -15,7 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reference", required=True, help="reference solution image (MMGR palette)")
     p.add_argument("--id", default=None, help="sample id written into the result (default: answer file name)")
     p.add_argument("--json", action="store_true", help="print the full result JSON")
-    p.add_argument("--overlay", metavar="OUT.png", help="write an overlay picture of the verdict")
+    p.add_argument("--overlay", metavar="OUT.png", help="write an overlay picture of the verdict "
+                   "(videos: the tracked trajectory, plus OUT_frames.png, a contact sheet of key frames)")
+    p.add_argument("--style", choices=("mmgr", "mazeplot"), default=None,
+                   help="video drawing style (default: maze.video_style, i.e. mmgr)")
     add_config_options(p)
     p.set_defaults(func=_run)
 
@@ -30,7 +33,8 @@ def _run(args: argparse.Namespace) -> int:
     if is_video(args.answer):
         from ..maze.video import verify_maze_video
 
-        result = verify_maze_video(args.answer, spec, config=config, id=sid, overlay_path=args.overlay)
+        result = verify_maze_video(args.answer, spec, config=config, id=sid, overlay_path=args.overlay,
+                                   style=args.style)
     else:
         from ..maze.render import render_overlay
         from ..maze.verify import analyse_maze_image, result_from_analysis, unparseable_result

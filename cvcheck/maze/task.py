@@ -29,7 +29,8 @@ def grade_sample(sample: Mapping[str, Any], *, config: Config) -> Result:
     """Grade one manifest sample.
 
     Sample fields: ``id``, ``answer`` (image or video path), ``reference`` (the
-    reference solution image path). Bad input becomes an ``error`` result.
+    reference solution image path), optional ``style`` for videos (``mmgr`` or
+    ``mazeplot``; default ``maze.video_style``). Bad input becomes an ``error`` result.
     """
     sid = str(sample.get("id", ""))
     answer = sample.get("answer")
@@ -44,7 +45,7 @@ def grade_sample(sample: Mapping[str, Any], *, config: Config) -> Result:
         if modality == "video":
             from .video import verify_maze_video  # noqa: PLC0415 (optional, heavier path)
 
-            return verify_maze_video(answer, spec, config=config, id=sid)
+            return verify_maze_video(answer, spec, config=config, id=sid, style=sample.get("style"))
         from .verify import verify_maze_image
 
         return verify_maze_image(load_image(answer, config=config.media), spec, config=config, id=sid)
