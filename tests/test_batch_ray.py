@@ -44,11 +44,17 @@ def test_ray_timeout_and_grader_errors_become_error_results(tmp_path: Path, monk
 
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setitem(registry.TASKS, TASK, TARGET)
+    from cvcheck.batch.ray_executor import chunk_size
+
     samples = [{"id": "hang", "task": TASK, "answer": "x.png", "sleep": 120},
                {"id": "ok", "task": TASK, "answer": "x.png", "value": 1},
                {"id": "bug", "task": TASK, "answer": "x.png", "boom": True}]
-    summary = run_samples(samples, tmp_path / "r.jsonl", executor="ray", workers=2, timeout_s=4)
+    samples += [{"id": f"f{i}", "task": TASK, "answer": "x.png", "value": i % 2} for i in range(13)]
+    assert chunk_size(len(samples), 2) == 2  # the hang shares a chunk: the chunk times out, then it alone
+    summary = run_samples(samples, tmp_path / "r.jsonl", executor="ray", workers=2, timeout_s=3)
     recs = read_records(tmp_path / "r.jsonl").by_id()
+    assert sorted(recs) == sorted(s["id"] for s in samples)
     assert recs["hang"]["error"]["code"] == "timeout" and recs["ok"]["overall"] == 1.0
     assert recs["bug"]["error"]["code"] == "RuntimeError"
+    assert [recs[f"f{i}"]["overall"] for i in range(13)] == [float(i % 2) for i in range(13)]
     assert summary.timeouts == 1 and summary.elapsed_s < 100

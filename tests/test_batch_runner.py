@@ -104,6 +104,13 @@ def test_run_cli_progress_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "is a folder" in capsys.readouterr().err
 
 
+def test_ray_chunk_size() -> None:
+    from cvcheck.batch.ray_executor import MAX_CHUNK, chunk_size
+
+    assert chunk_size(3, 2) == 1 and chunk_size(16, 2) == 2 and chunk_size(10_000, 2) == MAX_CHUNK
+    assert chunk_size(10_000, 1000) == 2 and chunk_size(0, 4) == 1
+
+
 def test_retry_errors_grades_error_results_again(tmp_path: Path, test_task: str) -> None:
     samples = _samples(t2={"boom": True})
     out = tmp_path / "r.jsonl"

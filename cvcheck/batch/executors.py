@@ -4,7 +4,8 @@
 - ``process`` (default): our own pool of spawned worker processes, one sample at a
   time per worker, so that a sample running past its timeout is ended by killing
   its worker, which is then replaced; a crashed worker becomes an error result too.
-- ``ray``: the same work as Ray tasks on a local instance or a cluster (``address``).
+- ``ray``: the same work as Ray tasks on a local instance or a cluster (``address``);
+  see :mod:`cvcheck.batch.ray_executor`.
 
 Each executor calls ``on_result(index, result_dict, timing)`` in the parent process,
 in completion order.
@@ -19,7 +20,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Mapping, Sequence
 
 from ..config import Config
-from ..errors import CvcheckError, InputError, MissingDependencyError
+from ..errors import CvcheckError, InputError
 from ..schema import ErrorInfo, Result, Status
 from .worker import guess_modality, timed_grade
 
@@ -222,71 +223,6 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
                 slot.stop()
 
 
-# -- Ray ----------------------------------------------------------------------------------
-
-def _ray_grade(sample: dict[str, Any], config: Config, tasks: dict[str, str]) -> tuple[dict[str, Any], float]:
-    from .worker import single_threaded_libraries
-
-    single_threaded_libraries()
-    return timed_grade(sample, config=config, tasks=tasks)
-
-
-def run_ray(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config, workers: int,
-            timeout_s: float | None, address: str | None = None, tasks: Mapping[str, str] | None = None) -> None:
-    """Run samples as Ray tasks (one CPU each); a local instance with ``workers`` CPUs unless ``address``."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise MissingDependencyError("the Ray executor needs Ray: pip install 'cvcheck[ray]'") from exc
-    from ..registry import TASKS
-
-    if not samples:
-        return
-    started_here = not ray.is_initialized()
-    if started_here:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                  "configure_logging": False}
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            ray.init(num_cpus=workers, **kwargs)
-    try:
-        remote = ray.remote(num_cpus=1, max_retries=0)(_ray_grade)
-        cfg_ref = ray.put(config)
-        all_tasks = {**TASKS, **(tasks or {})}
-        window = max(1, int(ray.cluster_resources().get("CPU", workers)))
-        pending = list(range(len(samples)))[::-1]
-        inflight: dict[Any, tuple[int, float]] = {}
-        while pending or inflight:
-            while pending and len(inflight) < window:
-                i = pending.pop()
-                inflight[remote.remote(dict(samples[i]), cfg_ref, all_tasks)] = (i, time.monotonic())
-            wait_for = None
-            if timeout_s:
-                wait_for = max(0.0, min(t for _, t in inflight.values()) + timeout_s - time.monotonic())
-            done, _ = ray.wait(list(inflight), num_returns=1, timeout=wait_for)
-            for ref in done:
-                i, t0 = inflight.pop(ref)
-                timing = {"seconds": None, "worker": "ray"}
-                try:
-                    result, seconds = ray.get(ref)
-                    timing["seconds"] = round(seconds, 4)
-                except Exception as exc:  # noqa: BLE001 - a crashed task is an error result
-                    result = failure(samples[i], "ray_task_failed", f"{type(exc).__name__}: {exc}"[:2000])
-                on_result(i, result, timing)
-            if timeout_s:
-                now = time.monotonic()
-                for ref, (i, t0) in list(inflight.items()):
-                    if now - t0 >= timeout_s:
-                        ray.cancel(ref, force=True)
-                        inflight.pop(ref)
-                        on_result(i, failure(samples[i], "timeout", f"grading took longer than {timeout_s:g} s"),
-                                  {"seconds": round(now - t0, 4), "worker": "ray"})
-    finally:
-        if started_here:
-            ray.shutdown()
-
-
 def run_executor(name: str, samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config,
                  workers: int, timeout_s: float | None, address: str | None = None,
                  tasks: Mapping[str, str] | None = None) -> None:
@@ -296,6 +232,8 @@ def run_executor(name: str, samples: Sequence[Mapping[str, Any]], on_result: OnR
     elif name == "process":
         run_processes(samples, on_result, config=config, workers=workers, timeout_s=timeout_s, tasks=tasks)
     elif name == "ray":
+        from .ray_executor import run_ray
+
         run_ray(samples, on_result, config=config, workers=workers, timeout_s=timeout_s, address=address,
                 tasks=tasks)
     else:
