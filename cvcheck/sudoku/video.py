@@ -6,8 +6,10 @@ than a quarter cell or the scene changed). Every cell keeps the coarse 16x16 thu
 (all cut from one resize of the rectified frame) it had when last read, and is re-read
 only when some thumbnail pixel moved away from it by more than ``video_change_threshold``
 grey levels (H.264 noise measured here stays under ~25; a digit appearing, vanishing or
-changing moves some pixel by > 150). A blank cell costs no OCR call; the non-blank
-changed cells of a frame go to the recogniser as one batch. A new value is committed
+changing moves some pixel by > 150). A blank cell costs no OCR call; a changed cell whose
+normalised glyph still matches the one last recognised there (the test used to share
+recognitions, see :func:`~cvcheck.sudoku.ocr.base.glyph_distance`) keeps its reading; the
+other changed cells of a frame go to the recogniser as one batch. A new value is committed
 (debounced) once it has held ``video_debounce_frames`` frames, and dated to the frame it
 first appeared in, so one-frame flicker is no update and no clue change.
 
@@ -33,7 +35,7 @@ from ..schema import Gate, Result, Status
 from .cells import OUTER_INSET, cell_boxes, digit_mask, needs_sharpening, normalise_crop
 from .grid import GridFit, darkness, find_outer_quad, rectify
 from .metrics import score_grid
-from .ocr import DigitEngine, get_engine, read_with_grouping
+from .ocr import DigitEngine, get_engine, glyph_distance, read_with_grouping
 from .spec import GridLike, SudokuSpec
 from .verify import PIPELINE, TASK, score_details, score_metrics, unparseable_result
 
@@ -51,6 +53,7 @@ class _Cell:
     pending_count: int = 0
     raw: int = 0
     confidence: float = 1.0
+    glyph: np.ndarray | None = None  #: ink map of the crop behind ``raw`` (None when blank)
 
 
 @dataclass
@@ -150,17 +153,23 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
             patch = fit.canvas[top:max(bottom, top + 1), left:max(right, left + 1)]
             mask = digit_mask(patch, core=core)
             if mask is None:
-                cell.raw, cell.confidence = 0, 1.0
-            else:
-                pending_crops.append((r, c, *normalise_crop(patch, mask, sharpen=sharpen)))
+                cell.raw, cell.confidence, cell.glyph = 0, 1.0, None
+                continue
+            crop, glyph = normalise_crop(patch, mask, sharpen=sharpen)
+            # pixels moved (shake, grain) but the normalised glyph is the one already read: keep it
+            if (cell.glyph is not None and cell.confidence >= config.min_confidence
+                    and glyph_distance(glyph, cell.glyph) <= config.ocr_glyph_share):
+                continue
+            pending_crops.append((r, c, crop, glyph))
         if pending_crops:
             eng = eng or get_engine(config)
             readings, calls = read_with_grouping(eng, [p[2] for p in pending_crops], [p[3] for p in pending_crops],
                                                  n=n, max_diff=config.ocr_glyph_share,
                                                  recheck_below=config.min_confidence)
             tl.ocr_calls += calls
-            for (r, c, _, _), reading in zip(pending_crops, readings):
-                cells[r][c].raw, cells[r][c].confidence = reading.digit, reading.confidence
+            for (r, c, _, glyph), reading in zip(pending_crops, readings):
+                cell = cells[r][c]
+                cell.raw, cell.confidence, cell.glyph = reading.digit, reading.confidence, glyph
         _commit(cells, t, tl, spec, config.video_debounce_frames)
         tl.final_digits = np.array([[cl.raw for cl in row] for row in cells], dtype=np.int8)
         tl.final_confidence = np.array([[cl.confidence for cl in row] for row in cells], dtype=np.float32)

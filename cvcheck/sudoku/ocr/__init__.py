@@ -12,7 +12,14 @@ from typing import Any
 
 from ...config import SudokuConfig
 from ...errors import ConfigError
-from .base import UNREADABLE, DigitEngine, Reading, group_glyphs, read_with_grouping
+from .base import (
+    UNREADABLE,
+    DigitEngine,
+    Reading,
+    glyph_distance,
+    group_glyphs,
+    read_with_grouping,
+)
 
 ENGINES = ("rapidocr", "paddleocr")
 _CACHE: dict[tuple[Any, ...], DigitEngine] = {}
@@ -45,4 +52,5 @@ def get_engine(config: SudokuConfig) -> DigitEngine:
     return engine
 
 
-__all__ = ["ENGINES", "UNREADABLE", "DigitEngine", "Reading", "get_engine", "group_glyphs", "read_with_grouping"]
+__all__ = ["ENGINES", "UNREADABLE", "DigitEngine", "Reading", "get_engine", "glyph_distance", "group_glyphs",
+           "read_with_grouping"]

@@ -35,6 +35,13 @@ class DigitEngine(Protocol):
     def read_digits(self, crops: Sequence[np.ndarray], *, n: int) -> list[Reading]: ...
 
 
+def glyph_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest 4x4-block mean absolute difference between two ink maps of equal shape."""
+    h, w = a.shape
+    diff = np.abs(a.astype(np.float32) - b.astype(np.float32))
+    return float(cv2.resize(diff, (w // 4, h // 4), interpolation=cv2.INTER_AREA).max())
+
+
 def group_glyphs(glyphs: Sequence[np.ndarray], *, max_diff: float) -> tuple[list[int], list[int]]:
     """Group crops that show the same glyph so that one recognition serves the group.
 
