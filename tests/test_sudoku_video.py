@@ -30,6 +30,15 @@ def test_video_kinds_match_their_labels(kind):
     assert r.metrics["ocr_calls"] * 4 < r.metrics["naive_ocr_calls"]
 
 
+def test_grain_and_camera_shake_change_no_verdict(tmp_path):
+    case = make_video_case(9, n=4, kind="self_correcting", frames=32, style=STYLE, noise=4.0, shake=0.8)
+    r = verify_video_file(case.write_mp4(tmp_path / "s.mp4"), case.puzzle, case.solution, config=CFG)
+    assert int(r.overall) == case.labels["overall"]
+    assert r.metrics["total_updates"] == case.labels["total_updates"]
+    assert r.metrics["action_reflection"] == case.labels["action_reflection"]
+    assert r.metrics["ocr_calls"] < r.metrics["naive_ocr_calls"] / 2
+
+
 def test_mp4_round_trip_contract(tmp_path):
     case = make_video_case(6, n=4, kind="self_correcting", frames=32, style=STYLE)
     path = case.write_mp4(tmp_path / "v.mp4")
