@@ -132,8 +132,10 @@ def _looks_like_grid(binary: np.ndarray, quad: np.ndarray) -> bool:
     thick = cv2.dilate(binary, np.ones((3, 3), np.uint8))
     lines = cv2.warpPerspective(thick, h, (size, size), flags=cv2.INTER_LINEAR) > 60
     e = 2 * m + 2
-    sides = (lines[:e].mean(axis=1).max(), lines[-e:].mean(axis=1).max(),
-             lines[:, :e].mean(axis=0).max(), lines[:, -e:].mean(axis=0).max())
+    # share of the side's length with ink somewhere in the band along it (a wobbly,
+    # model-drawn border is no single straight row)
+    sides = (lines[:e].any(axis=0).mean(), lines[-e:].any(axis=0).mean(),
+             lines[:, :e].any(axis=1).mean(), lines[:, -e:].any(axis=1).mean())
     if min(sides) < 0.6:
         return False
     inner_lines = lines[3 * m:-3 * m, 3 * m:-3 * m]
