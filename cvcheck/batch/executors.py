@@ -186,13 +186,13 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
                     continue
                 index = slot.job
                 finished = False
+                done: tuple[dict[str, Any], dict[str, Any]] | None = None
                 if slot.conn in ready or slot.proc.sentinel in ready:
                     try:
                         if slot.conn.poll():
                             got, result, seconds = slot.conn.recv()
                             if got == index:
-                                on_result(index, result, {"seconds": round(seconds, 4),
-                                                          "worker": f"process-{slot.number}"})
+                                done = (result, {"seconds": round(seconds, 4), "worker": f"process-{slot.number}"})
                                 finished = True
                     except (EOFError, OSError):
                         pass
@@ -214,7 +214,9 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
                     finished = True
                 if finished:
                     slots[k].job = None
-                    dispatch(k)
+                    dispatch(k)  # the worker gets its next sample before the result is written (fsync)
+                if done is not None:
+                    on_result(index, *done)
     finally:
         for slot in slots:
             if slot.job is not None:
