@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from cvcheck.config import Config
-    from cvcheck.sudoku._frames import iter_frames
+    from cvcheck.media.video import iter_frames
     from cvcheck.sudoku.grid import find_grid
     from cvcheck.sudoku.ocr import get_engine
     from cvcheck.sudoku.read import read_grid

@@ -8,7 +8,7 @@ from cvcheck.config import Config
 from cvcheck.errors import MediaError
 from cvcheck.registry import get_grader
 from cvcheck.schema import Result, Status
-from cvcheck.sudoku._frames import iter_frames
+from cvcheck.media.video import iter_frames
 from cvcheck.sudoku.video import verify_video_file, verify_video_frames
 from cvcheck.synth.sudoku import Style
 from cvcheck.synth.sudoku_video import make_video_case
@@ -56,9 +56,15 @@ def test_corrupt_truncated_and_empty_videos(tmp_path):
     (tmp_path / "trunc.mp4").write_bytes(good[: len(good) // 3])
     (tmp_path / "junk.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 20)
     (tmp_path / "empty.mp4").write_bytes(b"")
-    for name in ("trunc.mp4", "junk.mp4", "empty.mp4", "missing.mp4"):
+    try:  # no index (moov at the end): unopenable; otherwise a partial read, flagged
+        reader = iter_frames(tmp_path / "trunc.mp4")
+        assert len(list(reader)) < 24 and reader.truncated
+    except MediaError:
+        pass
+    for name in ("junk.mp4", "empty.mp4", "missing.mp4"):
         with pytest.raises(MediaError):
             list(iter_frames(tmp_path / name))
+    for name in ("trunc.mp4", "junk.mp4", "empty.mp4", "missing.mp4"):
         r = get_grader("sudoku")({"id": name, "task": "sudoku", "answer": str(tmp_path / name),
                                   "puzzle": case.puzzle.tolist(), "solution": case.solution.tolist()}, config=CFG)
         assert r.status is Status.ERROR and r.error.code == "bad_media", name

@@ -32,11 +32,12 @@ def _run(args: argparse.Namespace) -> int:
     SudokuSpec.from_values(args.puzzle, args.solution)
     sid = args.id or Path(args.answer).name
     if modality_of({"answer": args.answer}) == "video":
-        from ..sudoku._frames import iter_frames
-        from ..sudoku.video import analyse_video
+        from ..sudoku.video import analyse_video, open_video, require_complete
 
-        result, timeline = analyse_video(iter_frames(args.answer, config=config.media), args.puzzle, args.solution,
+        reader = open_video(args.answer, config)
+        result, timeline = analyse_video(reader, args.puzzle, args.solution,
                                          config=config, id=sid, keep_final=bool(args.overlay))
+        require_complete(reader)
         shown = timeline.final_image
     else:
         from ..sudoku.verify import verify_image

@@ -30,7 +30,9 @@ import cv2
 import numpy as np
 
 from ..config import Config, SudokuConfig
+from ..errors import MediaError
 from ..media.image import as_rgb
+from ..media.video import FrameReader, iter_frames
 from ..schema import Gate, Result, Status
 from .cells import OUTER_INSET, cell_boxes, digit_mask, needs_sharpening, normalise_crop
 from .grid import GridFit, darkness, find_outer_quad, rectify
@@ -302,12 +304,27 @@ def _result(tl: Timeline, spec: SudokuSpec, cfg: Config, id: str) -> Result:
                   details=details, config_hash=cfg.section_hash("sudoku"))
 
 
+def open_video(path: str | os.PathLike, config: Config) -> FrameReader:
+    """Stream an answer video with the shared reader (constant memory, bounded decoding)."""
+    return iter_frames(path, config=config.media)
+
+
+def require_complete(reader: FrameReader) -> None:
+    """A truncated or partly corrupt video has no trustworthy final frame: refuse it.
+
+    CV and CA are read on the final frame, so a partial read cannot be graded.
+    """
+    if reader.truncated:
+        raise MediaError(f"video {reader.name} is truncated or corrupt after {reader.frames_read} frame(s) "
+                         f"({reader.error}); its final frame, which CV and CA are read from, is missing")
+
+
 def verify_video_file(path: str | os.PathLike, puzzle: GridLike, solution: GridLike, *,
                       config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
     """Grade an answer video file, streaming its frames."""
-    from ._frames import iter_frames
-
     cfg = config or Config()
     SudokuSpec.from_values(puzzle, solution)  # fail fast on a bad reference before decoding
-    return verify_video_frames(iter_frames(path, config=cfg.media), puzzle, solution, config=cfg, id=id,
-                               engine=engine)
+    reader = open_video(path, cfg)
+    result = verify_video_frames(reader, puzzle, solution, config=cfg, id=id, engine=engine)
+    require_complete(reader)
+    return result
