@@ -45,22 +45,32 @@ class _Drawn:
     loops_at: list[tuple[Cell, bool]] = field(default_factory=list)  # (cell, corridor is vertical)
 
 
+def path_truth(spec: MazeSpec, walk: list[Cell], *, markers: tuple[Cell, ...] = ()
+               ) -> tuple[list[Cell], float, bool, float]:
+    """What a drawn walk does, in the verifier's terms.
+
+    Returns the reference wall cells it passes through, the share of the solution's
+    cells it covers, whether it links start and goal, and its length relative to the
+    solution (marker cells, which are painted over, do not count as path).
+    """
+    path_all = set(walk)
+    body = path_all - {spec.start, spec.goal, *markers}
+    crossed = sorted(p for p in path_all if spec.walls[p])
+    solution = spec.solution_body
+    mask = np.zeros_like(spec.walls)
+    for p in body | {spec.start, spec.goal}:
+        mask[p] = True
+    connected = bool(shortest_path(mask, spec.start, spec.goal, walls=False))
+    return crossed, len(body & solution) / max(1, len(solution)), connected, len(body) / max(1, len(solution))
+
+
 def label_answer(spec: MazeSpec, drawn: _Drawn, config: MazeConfig | None = None) -> dict[str, Any]:
     """Ground truth for every MMGR pixel metric, from the lattice the answer was drawn from."""
     cfg = config or MazeConfig()
     ref, ans = spec.walls, drawn.walls
     layout_iou = float((ref & ans).sum() / max(1, (ref | ans).sum()))
     markers_moved = drawn.start != spec.start or drawn.goal != spec.goal
-    path_all = set(drawn.walk)
-    body = path_all - {spec.start, spec.goal, drawn.start, drawn.goal}
-    crossed = sorted(p for p in path_all if ref[p])
-    solution = spec.solution_body
-    ta = len(body & solution) / max(1, len(solution))
-    mask = np.zeros_like(ref)
-    for p in body | {spec.start, spec.goal}:
-        mask[p] = True
-    connected = bool(shortest_path(mask, spec.start, spec.goal, walls=False))
-    ratio = len(body) / max(1, len(solution))
+    crossed, ta, connected, ratio = path_truth(spec, drawn.walk, markers=(drawn.start, drawn.goal))
     reflection = bool(drawn.loops_at) or ratio > cfg.reflection_length_ratio
     maze_changed = layout_iou <= cfg.layout_iou_min or markers_moved
     target = ta > cfg.target_achievement_min and connected

@@ -34,9 +34,9 @@ import cv2
 import numpy as np
 
 from ..errors import InputError
-from ..maze.lattice import Cell, MazeSpec, shortest_path
+from ..maze.lattice import Cell, MazeSpec
 from ..maze.video_metrics import WallGeometry
-from .maze_cases import _edit_walls, _with_excursions
+from .maze_cases import _edit_walls, _with_excursions, path_truth
 from .maze_gen import make_maze
 from .maze_render import render_solution
 from .maze_video_render import render_frames, write_mp4
@@ -332,15 +332,7 @@ def label_plan(spec: MazeSpec, plan: VideoPlan, behaviour: str, *, style: str,
     faded = bool((plan.fade > 100).any())
     goal_moved = any(g != spec.goal for g in plan.goal)
     maze_changed = min_iou <= iou_min or faded or goal_moved
-    crossed = sorted({p for p in plan.walk if ref[p]})
-    body = set(plan.walk) - {spec.start, spec.goal}
-    solution = spec.solution_body
-    ta = len(body & solution) / max(1, len(solution))
-    mask = np.zeros_like(ref)
-    for p in body | {spec.start, spec.goal}:
-        mask[p] = True
-    connected = bool(shortest_path(mask, spec.start, spec.goal, walls=False))
-    ratio = len(body) / max(1, len(solution))
+    crossed, ta, connected, ratio = path_truth(spec, list(plan.walk))
     maze_cells = [p for p in plan.walk if p[0] % 2 and p[1] % 2]
     compressed = [p for i, p in enumerate(maze_cells) if i == 0 or p != maze_cells[i - 1]]
     backtracks = len(compressed) - len(set(compressed))
