@@ -138,15 +138,15 @@ def maze_videos(folder: Path, rng: np.random.Generator, count: int) -> list[Demo
     for i in range(count):
         model = MODELS[i % len(MODELS)]
         behaviour = MAZE_VIDEO_BEHAVIOURS[i % len(MAZE_VIDEO_BEHAVIOURS)]  # a fixed cycle, like Sudoku videos
-        # the MMGR look only: the grader reads one style per run (config maze.video_style)
-        look = random_look(rng, style="mmgr")
+        # both looks: MMGR's lattice and a MazePlot-like thin-line maze, named per sample ("style")
+        look = random_look(rng, style="mazeplot" if i % 3 == 2 else "mmgr")
         case = make_video_case(int(rng.integers(1 << 30)), behaviour=behaviour, look=look,
                                size=int(rng.integers(3, 6)))
         sid = f"maze-vid-{i:03d}"
         ref = _save(folder, f"maze/{sid}-reference.png", case.reference)
         rel = f"maze/{sid}.mp4"
         case.write(folder / rel)
-        sample = {"id": sid, "task": "maze", "answer": rel, "reference": ref, "model": model,
+        sample = {"id": sid, "task": "maze", "answer": rel, "reference": ref, "style": look.style, "model": model,
                   "difficulty": "video", "metadata": {"behaviour": behaviour, "frames": case.n_frames}}
         items.append(DemoItem(sample, labels_result(sid, "maze", "video", case.labels, MAZE_GATE,
                                                     extra=("action_reflection",))))

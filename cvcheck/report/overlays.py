@@ -76,7 +76,8 @@ def _maze_video(record: Mapping[str, Any], *, config: Config) -> np.ndarray | No
     spec = load_reference(s["reference"], config=config)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "overlay.png"
-        verify_maze_video(s["answer"], spec, config=config, id=str(record.get("id", "")), overlay_path=str(out))
+        verify_maze_video(s["answer"], spec, config=config, id=str(record.get("id", "")), overlay_path=str(out),
+                          style=s.get("style"))
         return load_image(out) if out.is_file() else None
 
 
