@@ -62,3 +62,16 @@ def test_reference_that_is_not_a_maze_is_a_clear_error(files, capsys, tmp_path):
     cv2.imwrite(str(blank), np.full((64, 64, 3), 255, np.uint8))
     assert main(["maze", files["valid"], "--reference", str(blank)]) == 2
     assert "reference" in capsys.readouterr().err
+
+
+def test_an_unexpected_bug_is_one_line_exit_3(files, capsys, monkeypatch):
+    import cvcheck.maze.verify as verify
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(verify, "analyse_maze_image", broken)
+    monkeypatch.delenv("CVCHECK_DEBUG", raising=False)
+    assert main(["maze", files["valid"], "--reference", files["ref"]]) == 3
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: boom" in err and "Traceback" not in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from typing import Callable
 
@@ -24,7 +25,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn cvcheck errors into a one-line message and exit code 2 (never a traceback)."""
+    """Turn errors into a one-line message (exit 2 for bad input, 3 for a bug), never a traceback."""
 
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace) -> int:
@@ -33,9 +34,20 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         except CvcheckError as exc:
             print(f"cvcheck: error: {exc}", file=sys.stderr)
             return 2
+        except OSError as exc:  # unreadable/unwritable paths, full disks...
+            if isinstance(exc, BrokenPipeError):
+                raise
+            print(f"cvcheck: error: {exc}", file=sys.stderr)
+            return 2
         except KeyboardInterrupt:
             print("cvcheck: interrupted", file=sys.stderr)
             return 130
+        except Exception as exc:  # a bug: one line, the traceback only on request
+            if os.environ.get("CVCHECK_DEBUG"):
+                raise
+            print(f"cvcheck: internal error: {type(exc).__name__}: {exc} "
+                  "(set CVCHECK_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+            return 3
 
     return wrapper
 
