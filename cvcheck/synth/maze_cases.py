@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from ..config import MazeConfig
@@ -105,7 +106,7 @@ def _branch_from(walls: np.ndarray, root: Cell, avoid: set[Cell], rng: np.random
         cur = options[int(rng.integers(len(options)))]
         seen.add(cur)
         branch.append(cur)
-    if branch and branch[-1][0] % 2 == 0 or branch and branch[-1][1] % 2 == 0:
+    if branch and (branch[-1][0] % 2 == 0 or branch[-1][1] % 2 == 0):
         branch.pop()  # end excursions on a cell, not between two cells
     return branch
 
@@ -313,9 +314,7 @@ def random_style(spec: MazeSpec, rng: np.random.Generator, *, defect: str) -> An
         bg = palette["floor"] if roll < 0.55 else tuple(int(v) for v in rng.integers(200, 256, 3))
     blur = float(rng.uniform(0.4, 1.3)) if rng.random() < 0.4 else 0.0
     jpeg = int(rng.integers(40, 91)) if rng.random() < 0.4 else None
-    interp = [0, 1, 2, 3][int(rng.integers(4))]
-    import cv2  # local: keep module import light
-    interp_flag = (cv2.INTER_AREA, cv2.INTER_LINEAR, cv2.INTER_CUBIC, cv2.INTER_NEAREST)[interp]
+    interp_flag = (cv2.INTER_AREA, cv2.INTER_LINEAR, cv2.INTER_CUBIC, cv2.INTER_NEAREST)[int(rng.integers(4))]
     return AnswerStyle(
         path_style="polyline" if polyline else "cells",
         cell_px=max(16, int(np.ceil(out_side / lattice)) + 4),
