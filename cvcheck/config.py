@@ -60,6 +60,17 @@ class MazeConfig:
     video_canvas_cell_px: int = 8            #: video analysis canvas resolution (pixels per lattice cell)
     video_contact_overlap: float = 0.2       #: agent touches a wall iff this share of it is in eroded walls
 
+    def __post_init__(self) -> None:
+        for name in ("canvas_cell_px", "video_canvas_cell_px"):
+            if not 4 <= getattr(self, name) <= 128:
+                raise ConfigError(f"maze.{name} must be between 4 and 128 pixels per cell")
+        for name in ("video_stride", "video_settle_frames"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"maze.{name} must be at least 1")
+        for name in ("wall_erosion", "video_wall_erosion"):
+            if not 0 <= getattr(self, name) < 0.5:
+                raise ConfigError(f"maze.{name} must be in [0, 0.5) cells (a wall is one cell wide)")
+
 
 @dataclass(frozen=True)
 class SudokuConfig:

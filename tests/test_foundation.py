@@ -66,6 +66,8 @@ def test_config_defaults_are_mmgr_thresholds():
 @pytest.mark.parametrize("override, exc", [
     ("maze.nope=1", ConfigError), ("nosection.x=1", ConfigError), ("maze.layout_iou_min", ConfigError),
     ("maze.layout_iou_min=abc", ConfigError), ("maze.canvas_cell_px=1.5", ConfigError),
+    ("maze.canvas_cell_px=0", ConfigError), ("maze.video_stride=0", ConfigError),
+    ("maze.wall_erosion=0.6", ConfigError),
 ])
 def test_bad_overrides_are_refused(override, exc):
     with pytest.raises(exc):
