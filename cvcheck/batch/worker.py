@@ -11,16 +11,15 @@ import functools
 import importlib
 import os
 import time
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import Config
+from ..media.video import is_video
 from ..schema import Result, error_result
 
 #: (module, function(path, *, config)) loaders whose results are cached per worker
 CACHED_LOADERS: tuple[tuple[str, str], ...] = (("cvcheck.maze.task", "load_reference"),)
 CACHE_SIZE = 256
-VIDEO_SUFFIXES = {".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v", ".gif"}
 
 _installed = False
 
@@ -91,7 +90,7 @@ def guess_modality(sample: Mapping[str, Any]) -> str:
     mod = sample.get("modality")
     if mod in ("image", "video", "text"):
         return str(mod)
-    return "video" if Path(str(sample.get("answer", ""))).suffix.lower() in VIDEO_SUFFIXES else "image"
+    return "video" if is_video(str(sample.get("answer", ""))) else "image"
 
 
 def grade_safely(sample: Mapping[str, Any], *, config: Config) -> Result:

@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @guarded
 def _run(args: argparse.Namespace) -> int:
-    from ..maze.task import is_video, load_reference
+    from ..maze.task import load_reference
+    from ..media.video import is_video
 
     config = config_from_args(args)
     spec = load_reference(args.reference, config=config)

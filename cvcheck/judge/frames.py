@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import MediaError
-
-VIDEO_SUFFIXES = {".mp4", ".mov", ".webm", ".mkv", ".avi", ".gif", ".m4v"}
-
-
-def is_video(path: str | os.PathLike) -> bool:
-    return Path(path).suffix.lower() in VIDEO_SUFFIXES
 
 
 def sample_video_frames(path: str | os.PathLike, n: int, *, max_side: int = 768) -> list[bytes]:

@@ -40,10 +40,11 @@ from typing import Any, Mapping
 
 from ..config import Config
 from ..errors import CvcheckError, InputError, JudgeError
+from ..media.video import is_video
 from ..schema import Gate, Result, Status, error_result
 from .client import JudgeClient, JudgeRequest
 from .content import image_part, user_message
-from .frames import is_video, sample_video_frames
+from .frames import sample_video_frames
 from .mmgr_spec import SPECS, Metric, TaskSpec, rubric_fingerprint
 from .parse import parse_binary, parse_fraction, parse_labelled
 

@@ -8,14 +8,9 @@ from typing import Any, Mapping
 from ..config import Config
 from ..errors import InputError
 from ..media.image import load_image
+from ..media.video import is_video
 from ..schema import Result, error_result
 from .lattice import MazeSpec
-
-VIDEO_SUFFIXES = {".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v", ".gif"}
-
-
-def is_video(path: str | Path) -> bool:
-    return Path(path).suffix.lower() in VIDEO_SUFFIXES
 
 
 def load_reference(path: str | Path, *, config: Config) -> MazeSpec:

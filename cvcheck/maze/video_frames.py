@@ -56,11 +56,6 @@ class FrameObs:
     goal_covered: float = 0.0       #: share of the reference goal cell covered by agent-coloured pixels
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    union = np.count_nonzero(a | b)
-    return float(np.count_nonzero(a & b) / union) if union else 0.0
-
-
 def locate_lines(image: np.ndarray) -> Box | None:
     """Bounding box of a thin-line maze: the largest connected dark structure at full resolution.
 

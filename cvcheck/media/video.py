@@ -30,6 +30,14 @@ from .image import as_rgb
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
 
+VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif"})  #: read as videos
+
+
+def is_video(path: str | os.PathLike) -> bool:
+    """Whether a path names a video (by its suffix; nothing is opened)."""
+    return Path(path).suffix.lower() in VIDEO_SUFFIXES
+
+
 MAX_CONSECUTIVE_ERRORS = 16    #: corrupt packets in a row before the rest of the file is given up
 PACKETS_PER_FRAME_LIMIT = 8    #: demuxed packets allowed per decoded frame (plus a fixed allowance)
 

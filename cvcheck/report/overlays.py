@@ -16,18 +16,14 @@ import cv2
 import numpy as np
 
 from ..config import Config
+from ..media.video import is_video
 from ..schema import Result
 
-VIDEO_SUFFIXES = {".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v", ".gif"}
 Renderer = Callable[..., "np.ndarray | None"]
 
 
 def _sample(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record.get("sample") or {}
-
-
-def _is_video(path: str) -> bool:
-    return Path(path).suffix.lower() in VIDEO_SUFFIXES
 
 
 def last_frame(path: str, *, config: Config) -> np.ndarray | None:
@@ -46,7 +42,7 @@ def _answer_picture(record: Mapping[str, Any], *, config: Config) -> np.ndarray 
     answer = _sample(record).get("answer")
     if not answer or not Path(answer).is_file():
         return None
-    return last_frame(answer, config=config) if _is_video(answer) else load_image(answer, config=config.media)
+    return last_frame(answer, config=config) if is_video(answer) else load_image(answer, config=config.media)
 
 
 def _maze(record: Mapping[str, Any], *, config: Config) -> np.ndarray | None:
@@ -56,7 +52,7 @@ def _maze(record: Mapping[str, Any], *, config: Config) -> np.ndarray | None:
     from ..media.image import load_image
 
     s = _sample(record)
-    if _is_video(s["answer"]):
+    if is_video(s["answer"]):
         return _maze_video(record, config=config)
     spec = load_reference(s["reference"], config=config)
     analysis = analyse_maze_image(load_image(s["answer"], config=config.media), spec, config=config.maze)

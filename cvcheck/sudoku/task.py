@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ..config import Config
 from ..errors import CvcheckError, InputError
 from ..media.image import load_image
+from ..media.video import is_video
 from ..schema import Result, error_result
 from .verify import PIPELINE, TASK, verify_image
-
-VIDEO_SUFFIXES = {".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif"}
 
 
 def modality_of(sample: Mapping[str, Any]) -> str:
@@ -20,7 +18,7 @@ def modality_of(sample: Mapping[str, Any]) -> str:
     mod = sample.get("modality")
     if mod in ("image", "video"):
         return str(mod)
-    return "video" if Path(str(sample.get("answer", ""))).suffix.lower() in VIDEO_SUFFIXES else "image"
+    return "video" if is_video(str(sample.get("answer", ""))) else "image"
 
 
 def grade_sample(sample: Mapping[str, Any], *, config: Config) -> Result:
