@@ -168,6 +168,14 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
             pending.pop()
             return
 
+    def fail_and_replace(k: int, code: str, message: str) -> None:
+        """Record the slot's sample as an error result and give the slot a fresh worker."""
+        slot = slots[k]
+        assert slot.job is not None
+        on_result(slot.job, failure(samples[slot.job], code, message),
+                  {"seconds": round(time.monotonic() - slot.started, 4), "worker": f"process-{slot.number}"})
+        replace(k)
+
     try:
         for _ in range(count):
             slots.append(_Slot(ctx, config, all_tasks, spawned))
@@ -197,20 +205,12 @@ def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, 
                     except (EOFError, OSError):
                         pass
                     if not finished and not slot.proc.is_alive():
-                        code = slot.proc.exitcode
-                        on_result(index, failure(samples[index], "worker_died",
-                                                 f"worker process died (exit code {code}) while grading"),
-                                  {"seconds": round(time.monotonic() - slot.started, 4),
-                                   "worker": f"process-{slot.number}"})
-                        replace(k)
+                        fail_and_replace(k, "worker_died",
+                                         f"worker process died (exit code {slot.proc.exitcode}) while grading")
                         finished = True
                 if not finished and timeout_s and time.monotonic() - slot.started >= timeout_s:
                     slot.kill()
-                    on_result(index, failure(samples[index], "timeout",
-                                             f"grading took longer than {timeout_s:g} s; worker replaced"),
-                              {"seconds": round(time.monotonic() - slot.started, 4),
-                               "worker": f"process-{slot.number}"})
-                    replace(k)
+                    fail_and_replace(k, "timeout", f"grading took longer than {timeout_s:g} s; worker replaced")
                     finished = True
                 if finished:
                     slots[k].job = None
