@@ -217,6 +217,31 @@ class Result:
         return cls.from_dict(json.loads(text))
 
 
+@dataclass(frozen=True)
+class Unparseable:
+    """An answer that could not be read (no maze, no grid): a verdict scored 0, not an error.
+
+    Analyses return it instead of their analysis (``Analysis | Unparseable``), like
+    inspect_ai's unscored value: a named "could not score", distinct from "incorrect".
+    """
+
+    reason: str
+
+
+def unparseable_result(
+    reason: str, *, id: str, task: str, pipeline: str, modality: str, config_hash: str = "",
+    metrics: Mapping[str, Any] | None = None, gate: Gate | None = None,
+) -> Result:
+    """The verdict for an unreadable answer: ``unparseable``, overall 0, the reason in ``details``.
+
+    ``metrics`` and ``gate`` are the task's fail-safe values (e.g. a maze that cannot be
+    read counts as changed); the reason is also the result's only note.
+    """
+    return Result(id=id, task=task, pipeline=pipeline, modality=modality, status=Status.UNPARSEABLE,
+                  overall=0.0, metrics=metrics or {}, gate=gate,
+                  details={"reason": reason, "notes": [reason]}, config_hash=config_hash)
+
+
 def error_result(
     *, id: str, task: str, pipeline: str, modality: str, exc: BaseException, config_hash: str = ""
 ) -> Result:

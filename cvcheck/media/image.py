@@ -18,6 +18,9 @@ from PIL import Image, UnidentifiedImageError
 
 from ..config import MediaConfig
 from ..errors import MediaError
+from ..vision.arrays import as_rgb
+
+__all__ = ["as_rgb", "load_image"]
 
 ImageSource = str | os.PathLike | bytes | BinaryIO
 
@@ -105,34 +108,3 @@ def _to_rgb_uint8(img: Image.Image) -> np.ndarray:
     if mode != "RGB":
         img = img.convert("RGB")
     return np.ascontiguousarray(np.asarray(img, dtype=np.uint8))
-
-
-def as_rgb(image: np.ndarray, *, name: str = "image") -> np.ndarray:
-    """Validate an in-memory image and return a ``uint8`` RGB view/copy ``(H, W, 3)``.
-
-    Accepts (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBA; uint8, uint16, bool or
-    float in [0, 1]. Never modifies the input.
-    """
-    if not isinstance(image, np.ndarray):
-        raise MediaError(f"{name} must be a numpy array, got {type(image).__name__}")
-    if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
-        raise MediaError(f"{name} must have shape (H, W), (H, W, 3) or (H, W, 4); got {image.shape}")
-    if image.shape[0] < 1 or image.shape[1] < 1:
-        raise MediaError(f"{name} is empty: shape {image.shape}")
-    arr = image
-    if arr.dtype == np.bool_:
-        arr = arr.astype(np.uint8) * 255
-    elif arr.dtype == np.uint16:
-        arr = (arr.astype(np.uint32) * 255 // 65535).astype(np.uint8)
-    elif np.issubdtype(arr.dtype, np.floating):
-        if not np.isfinite(arr).all():
-            raise MediaError(f"{name} contains NaN or infinite values")
-        arr = np.clip(np.rint(arr * 255.0), 0, 255).astype(np.uint8)
-    elif arr.dtype != np.uint8:
-        raise MediaError(f"{name} has unsupported dtype {arr.dtype}")
-    if arr.ndim == 2 or arr.shape[2] == 1:
-        arr = np.repeat(arr.reshape(arr.shape[0], arr.shape[1], 1), 3, axis=2)
-    elif arr.shape[2] == 4:
-        alpha = arr[:, :, 3:4].astype(np.float32) / 255.0
-        arr = np.clip(np.rint(arr[:, :, :3] * alpha + 255.0 * (1 - alpha)), 0, 255).astype(np.uint8)
-    return arr

@@ -18,15 +18,16 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..config import MediaConfig
-from ..errors import MediaError
-from .image import as_rgb
+from ..errors import InputError, MediaError
+from ..vision.arrays import as_rgb
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
 
@@ -36,6 +37,14 @@ VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".g
 def is_video(path: str | os.PathLike) -> bool:
     """Whether a path names a video (by its suffix; nothing is opened)."""
     return Path(path).suffix.lower() in VIDEO_SUFFIXES
+
+
+def modality_of(sample: Mapping[str, Any]) -> str:
+    """A manifest sample's modality: its ``modality`` field, else ``video`` or ``image`` by the answer's suffix."""
+    mod = sample.get("modality")
+    if mod in ("image", "video", "text"):
+        return str(mod)
+    return "video" if is_video(str(sample.get("answer") or "")) else "image"
 
 
 MAX_CONSECUTIVE_ERRORS = 16    #: corrupt packets in a row before the rest of the file is given up
@@ -127,7 +136,7 @@ class FrameReader:
     ----------
     source : path or iterable of arrays
         A video file, or frames already in memory (any layout accepted by
-        :func:`~cvcheck.media.image.as_rgb`; each is validated, none is modified).
+        :func:`~cvcheck.vision.arrays.as_rgb`; each is validated, none is modified).
     stride : int
         Yield every ``stride``-th frame (all frames are still decoded; skipped ones
         are never converted to RGB).
@@ -201,7 +210,10 @@ class FrameReader:
             self.frames_decoded += 1
             if i % self.stride:
                 continue
-            rgb = as_rgb(frame, name=f"frame {i}")
+            try:
+                rgb = as_rgb(frame, name=f"frame {i}")
+            except InputError as exc:  # a bad frame is a bad video
+                raise MediaError(str(exc)) from exc
             if rgb.shape[0] * rgb.shape[1] > self._cfg.max_pixels:
                 raise MediaError(f"frame {i} is {rgb.shape[1]}x{rgb.shape[0]}, over media.max_pixels")
             self.frames_read += 1
@@ -293,7 +305,7 @@ def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None 
     return FrameReader(source, stride=stride, max_frames=max_frames, config=config)
 
 
-def prefetched(frames: Iterable[np.ndarray], *, depth: int = 4) -> Iterator[np.ndarray]:
+def prefetched(frames: Iterable[np.ndarray], *, depth: int = 4) -> Generator[np.ndarray, None, None]:
     """Read ``frames`` in a background thread, ``depth`` frames ahead (bounded memory).
 
     Decoding (PyAV) and OpenCV release the GIL, so per-frame analysis in the caller
