@@ -25,30 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @guarded
 def _run(args: argparse.Namespace) -> int:
-    from ..maze.task import load_reference
-    from ..media.video import is_video
+    from ..maze.task import grade
 
-    config = config_from_args(args)
-    spec = load_reference(args.reference, config=config)
-    sid = args.id or Path(args.answer).name
-    if is_video(args.answer):
-        from ..maze.video import verify_maze_video
-
-        result = verify_maze_video(args.answer, spec, config=config, id=sid, overlay_path=args.overlay,
-                                   style=args.style)
-    else:
-        from ..maze.render import render_overlay
-        from ..maze.verify import analyse_maze_image, result_from_analysis, unparseable_result
-        from ..media.image import load_image
-        from ..media.write import save_image
-
-        answer = load_image(args.answer, config=config.media)
-        analysis = analyse_maze_image(answer, spec, config=config.maze)
-        chash = config.section_hash("maze")
-        if isinstance(analysis, str):
-            result = unparseable_result(analysis, id=sid, config_hash=chash)
-        else:
-            result = result_from_analysis(analysis, id=sid, cfg=config.maze, config_hash=chash)
-            if args.overlay:
-                save_image(args.overlay, render_overlay(analysis, result))
+    result = grade(args.answer, reference=args.reference, config=config_from_args(args),
+                   id=args.id or Path(args.answer).name, style=args.style, overlay_path=args.overlay)
     return emit_result(result, as_json=args.json)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..schema import Result
 from .lattice import Cell
-from .verify import MazeImageAnalysis
+from .image import MazeImageAnalysis
 
 MISSED = (255, 200, 0)     # solution cells the answer did not cover
 EXTRA = (200, 0, 200)      # answer cells off the solution

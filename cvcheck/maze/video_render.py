@@ -15,11 +15,27 @@ GOAL = (220, 0, 0)
 START = (0, 170, 0)
 
 
-def _decode(a: MazeVideoAnalysis, t: int) -> np.ndarray | None:
-    if 0 <= t < len(a.canvases) and a.canvases[t]:
-        img = cv2.imdecode(np.frombuffer(a.canvases[t], np.uint8), cv2.IMREAD_COLOR)
+class CanvasStore:
+    """The analysed canvases of a video, JPEG-compressed in memory (for overlays and contact sheets).
+
+    Pass :meth:`add` as ``on_canvas`` to :func:`~cvcheck.maze.video.analyse_video`.
+    """
+
+    def __init__(self, quality: int = 90) -> None:
+        self.quality = quality
+        self._jpegs: dict[int, bytes] = {}
+
+    def add(self, index: int, canvas: np.ndarray) -> None:
+        ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(canvas[:, :, ::-1]), [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        if ok:
+            self._jpegs[index] = buf.tobytes()
+
+    def get(self, index: int) -> np.ndarray | None:
+        data = self._jpegs.get(index)
+        if not data:
+            return None
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
         return img[:, :, ::-1] if img is not None else None
-    return None
 
 
 def _px(a: MazeVideoAnalysis, p: np.ndarray, scale: float) -> tuple[int, int]:
@@ -28,8 +44,9 @@ def _px(a: MazeVideoAnalysis, p: np.ndarray, scale: float) -> tuple[int, int]:
     return (int(round(((p[1] - a.offset) * a.k + pad) * scale)), int(round(((p[0] - a.offset) * a.k + pad) * scale)))
 
 
-def _base(a: MazeVideoAnalysis, min_side: int) -> tuple[np.ndarray, float]:
-    img = _decode(a, int(np.flatnonzero(a.ious > 0)[0]) if (a.ious > 0).any() else 0)
+def _base(a: MazeVideoAnalysis, canvases: CanvasStore | None, min_side: int) -> tuple[np.ndarray, float]:
+    first = int(np.flatnonzero(a.ious > 0)[0]) if (a.ious > 0).any() else 0
+    img = canvases.get(first) if canvases is not None else None
     if img is None:  # no canvas kept: draw the reference lattice
         lat = np.where(a.spec.walls, 0, 255).astype(np.uint8)
         img = np.repeat(np.repeat(lat, a.k, 0), a.k, 1)
@@ -39,7 +56,8 @@ def _base(a: MazeVideoAnalysis, min_side: int) -> tuple[np.ndarray, float]:
     return np.ascontiguousarray(img), scale
 
 
-def render_video_overlay(a: MazeVideoAnalysis, result: Result, *, min_side: int = 512) -> np.ndarray:
+def render_video_overlay(a: MazeVideoAnalysis, result: Result, *, canvases: CanvasStore | None = None,
+                         min_side: int = 512) -> np.ndarray:
     """The first analysed frame with the reference walls outlined, missed solution cells
     tinted yellow, the agent's track (blue), wall-contact frames (orange dots) and wall
     traversals (red segments, crossed wall cells boxed red).
@@ -48,7 +66,7 @@ def render_video_overlay(a: MazeVideoAnalysis, result: Result, *, min_side: int 
     -------
     ndarray of shape (H, W, 3), uint8 RGB
     """
-    img, scale = _base(a, min_side)
+    img, scale = _base(a, canvases, min_side)
     cell = a.k * scale
 
     def box(p: tuple[int, int], colour: tuple[int, int, int], thick: int, fill: float = 0.0) -> None:
@@ -107,11 +125,12 @@ def key_frames(a: MazeVideoAnalysis, *, limit: int = 8) -> list[tuple[int, str]]
     return chosen
 
 
-def contact_sheet(a: MazeVideoAnalysis, result: Result, *, tile: int = 256, columns: int = 4) -> np.ndarray:
+def contact_sheet(a: MazeVideoAnalysis, result: Result, *, canvases: CanvasStore | None = None, tile: int = 256,
+                  columns: int = 4) -> np.ndarray:
     """Key frames (as analysed, on the canvas) with the agent circled and a caption each."""
     tiles = []
     for t, caption in key_frames(a):
-        img = _decode(a, t)
+        img = canvases.get(t) if canvases is not None else None
         if img is None:
             img = np.full((tile, tile, 3), 128, np.uint8)
         scale = tile / max(img.shape[:2])

@@ -1,0 +1,225 @@
+"""From a maze analysis (image or video) to the MMGR verdict: gate, metrics, evidence, notes.
+
+One gate for both modalities (MMGR C.5.3): ``layout_match`` (wall IoU > 0.8, markers in
+place; videos: the minimum over frames, the goal staying put, the agent starting on the
+start cell) ∧ ``no_cross_wall`` ∧ ``target_achievement`` (> 0.95 of the solution covered,
+connected; videos: also reach *and stop* on the goal) ∧ ``no_excessive_reflection`` (no
+loop, path <= 1.3x the solution).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..config import MazeConfig
+from ..schema import Gate, Result, Status, unparseable_result
+from .image import MazeImageAnalysis
+from .lattice import MazeSpec, describe_lattice_cell, lattice_to_cell, walk_order
+from .metrics import PathMatch, crossing_details
+from .video import MazeVideoAnalysis
+from .video_metrics import backtracks
+
+TASK, PIPELINE = "maze", "pixel"
+GATE_CHECKS = ("layout_match", "no_cross_wall", "target_achievement", "no_excessive_reflection")
+MAX_LISTED = 60      #: per-frame evidence entries listed in video details
+
+
+def unparseable(reason: str, *, id: str, config_hash: str, modality: str = "image") -> Result:
+    """An answer in which no maze could be read: counts as changed and not achieved."""
+    metrics = {"maze_changed": 1, "cross_wall": 0, "target_achievement": 0, "reflection": 0}
+    gate = Gate(required=GATE_CHECKS, failed=("layout_match", "target_achievement"))
+    return unparseable_result(reason, id=id, task=TASK, pipeline=PIPELINE, modality=modality,
+                              config_hash=config_hash, metrics=metrics, gate=gate)
+
+
+# -- shared by images and videos ----------------------------------------------------------------
+
+def _reflection(loops: list[Any], path: PathMatch, cfg: MazeConfig) -> bool:
+    return bool(loops) or path.length_ratio > cfg.reflection_length_ratio
+
+
+def _achieved(path: PathMatch, cfg: MazeConfig) -> bool:
+    return path.target_achievement > cfg.target_achievement_min and path.connected
+
+
+def _gate_metrics(checks: dict[str, bool]) -> dict[str, int]:
+    """MMGR's four binary metrics, read off the gate (1 = the failure happened, except TA)."""
+    return {"maze_changed": int(not checks["layout_match"]), "cross_wall": int(not checks["no_cross_wall"]),
+            "target_achievement": int(checks["target_achievement"]),
+            "reflection": int(not checks["no_excessive_reflection"])}
+
+
+def _path_metrics(path: PathMatch, loops: list[Any], spec: MazeSpec) -> dict[str, Any]:
+    return {"target_achievement_score": round(path.target_achievement, 6), "path_connected": path.connected,
+            "path_iou": round(path.iou, 6), "path_precision": round(path.precision, 6),
+            "path_recall": round(path.recall, 6), "path_length_ratio": round(path.length_ratio, 6),
+            "loops": len(loops), "path_cells": len(path.cells), "solution_cells": len(spec.solution_body)}
+
+
+def _path_details(path: PathMatch, spec: MazeSpec) -> dict[str, Any]:
+    solution = spec.solution_body
+    return {"maze": spec.to_dict(),
+            "missed_cells": [list(p) for p in sorted(solution - path.cells)],
+            "extra_cells": [list(p) for p in sorted(path.cells - solution)]}
+
+
+def _path_notes(path: PathMatch, loops: list[Any], checks: dict[str, bool], cfg: MazeConfig,
+                agent: str = "") -> list[str]:
+    notes = []
+    if not checks["target_achievement"]:
+        notes.append(f"target achievement {path.target_achievement:.3f} (needs > {cfg.target_achievement_min})"
+                     + ("" if path.connected else ", path does not connect start and goal")
+                     + (f", agent {agent}" if agent else ""))
+    if not checks["no_excessive_reflection"]:
+        notes.append(f"reflection: {len(loops)} loop(s), length {path.length_ratio:.2f}x the solution "
+                     f"(limit {cfg.reflection_length_ratio}x)")
+    return notes
+
+
+def _result(checks: dict[str, bool], metrics: dict[str, Any], details: dict[str, Any], *, id: str,
+            modality: str, config_hash: str) -> Result:
+    gate = Gate.from_checks(checks)
+    return Result(id=id, task=TASK, pipeline=PIPELINE, modality=modality, status=Status.OK,
+                  overall=float(gate.passed), metrics=metrics, gate=gate, details=details,
+                  config_hash=config_hash)
+
+
+# -- images -----------------------------------------------------------------------------------
+
+def image_checks(a: MazeImageAnalysis, cfg: MazeConfig) -> dict[str, bool]:
+    return {"layout_match": a.layout.matched, "no_cross_wall": not a.crossing.detected,
+            "target_achievement": _achieved(a.path, cfg),
+            "no_excessive_reflection": not _reflection(a.loops, a.path, cfg)}
+
+
+def _image_notes(a: MazeImageAnalysis, checks: dict[str, bool], cfg: MazeConfig) -> list[str]:
+    notes = []
+    if not checks["layout_match"]:
+        lay = a.layout
+        parts = [f"wall IoU {lay.iou:.3f} (needs > {cfg.layout_iou_min})"]
+        for name, off in (("start", lay.start_offset), ("goal", lay.goal_offset)):
+            parts.append(f"{name} marker missing" if off is None else f"{name} off by {off:.2f} cells")
+        notes.append("layout: " + ", ".join(parts))
+    for p, share in a.crossing.crossed[:5]:
+        d = describe_lattice_cell(p, a.spec.walls.shape)
+        where = d.get("between") or d.get("cell") or d.get("corner_of") or d.get("next_to")
+        notes.append(f"path crosses {d['kind'].replace('_', ' ')} {where} ({share:.0%} of its core)")
+    return notes + _path_notes(a.path, a.loops, checks, cfg)
+
+
+def image_result(a: MazeImageAnalysis, *, id: str, config: MazeConfig, config_hash: str) -> Result:
+    """The verdict of an analysed answer image."""
+    checks = image_checks(a, config)
+    metrics: dict[str, Any] = {
+        **_gate_metrics(checks),
+        "layout_iou": round(a.layout.iou, 6), "start_offset": a.layout.start_offset,
+        "goal_offset": a.layout.goal_offset, "cross_wall_ratio": round(a.crossing.ratio, 6),
+        "crossed_walls": len(a.crossing.crossed), **_path_metrics(a.path, a.loops, a.spec)}
+    walk = walk_order(a.path.cells | {a.spec.start}, a.spec.start)
+    details = {
+        **_path_details(a.path, a.spec),
+        "path_cells": [list(p) for p in walk],
+        "path_maze_cells": [list(lattice_to_cell(p)) for p in walk if p[0] % 2 and p[1] % 2],
+        "crossings": crossing_details(a.crossing, a.spec.walls.shape),
+        "loops": [{"row": round(r, 2), "col": round(c, 2), "area": round(s, 3)} for r, c, s in a.loops],
+        "alignment": {"box": list(a.box), "ecc_refined": a.aligned, "canvas_cell_px": a.k},
+        "notes": _image_notes(a, checks, config),
+    }
+    return _result(checks, metrics, details, id=id, modality="image", config_hash=config_hash)
+
+
+# -- videos -----------------------------------------------------------------------------------
+
+def video_checks(a: MazeVideoAnalysis, cfg: MazeConfig) -> dict[str, bool]:
+    layout = bool(a.ious.min() > cfg.layout_iou_min) and len(a.goal_bad) < 2 and (
+        not a.style.agent_is_start or (a.start_offset is not None and a.start_offset <= cfg.marker_tolerance))
+    return {"layout_match": layout, "no_cross_wall": not a.crossing.crossed(cfg.video_cross_wall_ratio),
+            "target_achievement": _achieved(a.path, cfg) and a.settling.stopped,
+            "no_excessive_reflection": not _reflection(a.loops, a.path, cfg)}
+
+
+def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig) -> list[str]:
+    notes = []
+    if a.read.get("truncated"):
+        notes.append(f"video truncated/corrupt: analysed {a.frames} frame(s) ({a.read.get('error')})")
+    if not checks["layout_match"]:
+        worst = int(np.argmin(a.ious))
+        notes.append(f"layout: min wall IoU {a.ious.min():.3f} at frame {worst} (needs > {cfg.layout_iou_min})")
+        if len(a.goal_bad) >= 2:
+            notes.append(f"goal missing, moved or changed in {len(a.goal_bad)} frame(s), first at frame {a.goal_bad[0]}")
+        if a.style.agent_is_start and (a.start_offset is None or a.start_offset > cfg.marker_tolerance):
+            notes.append("agent not found" if a.start_offset is None
+                         else f"agent starts {a.start_offset:.2f} cells from the start cell")
+    for t in a.crossing.traversals[:5]:
+        walls = ", ".join(str(describe_lattice_cell(w).get("between") or list(w)) for w in t.walls[:3])
+        notes.append(f"{t.kind} across wall {walls} between frames {t.from_frame} and {t.to_frame}")
+    if a.crossing.ratio > cfg.video_cross_wall_ratio:
+        notes.append(f"agent touches walls in {a.crossing.ratio:.1%} of tracked frames "
+                     f"(limit {cfg.video_cross_wall_ratio:.0%})")
+    s = a.settling
+    agent = ("never reaches the goal" if not s.reached else
+             "reaches the goal but does not stay on it" if not s.stopped else "")
+    return notes + _path_notes(a.path, a.loops, checks, cfg, agent=agent)
+
+
+def _traversal_details(a: MazeVideoAnalysis) -> list[dict[str, Any]]:
+    return [{"kind": t.kind, "from_frame": t.from_frame, "to_frame": t.to_frame,
+             "from_cell": list(lattice_to_cell(t.from_cell)), "to_cell": list(lattice_to_cell(t.to_cell)),
+             "walls": [describe_lattice_cell(w) | {"lattice": list(w)} for w in t.walls],
+             "corridor_route": t.route, "allowed_route": t.allowed} for t in a.crossing.traversals]
+
+
+def _video_metrics(a: MazeVideoAnalysis, checks: dict[str, bool]) -> dict[str, Any]:
+    tr, cr = a.track, a.crossing
+    goal_off = np.hypot(*(a.goal_pos - (np.array(a.spec.goal) + 0.5)).T) / 2
+    n_back = backtracks(a.cells)
+    return {
+        **_gate_metrics(checks), "action_reflection": int(n_back > 0),
+        # layout
+        "layout_iou": round(float(a.ious.min()), 6), "layout_iou_min_frame": int(np.argmin(a.ious)),
+        "layout_iou_mean": round(float(a.ious.mean()), 6),
+        "start_offset": None if a.start_offset is None else round(a.start_offset, 4),
+        "goal_offset": None if np.isnan(goal_off).all() else round(float(np.nanmax(goal_off)), 4),
+        "goal_bad_frames": len(a.goal_bad),
+        # crossings
+        "cross_wall_ratio": round(cr.ratio, 6), "contact_frames": int(cr.contact.sum()),
+        "wall_traversals": len(cr.traversals), "teleports": cr.teleports,
+        # path and goal
+        **_path_metrics(a.path, a.loops, a.spec),
+        "reached_goal": a.settling.reached, "stopped_on_goal": a.settling.stopped, "backtracks": n_back,
+        # reading and tracking
+        "frames": a.frames, "frames_tracked": len(tr.tracked), "track_gaps": max(0, len(tr.pieces) - 1),
+        "track_far_jumps": tr.far_jumps, "track_lost": tr.lost, "markers_left": tr.markers_left,
+        "agent_speed": round(cr.speed, 4), "truncated": int(bool(a.read.get("truncated"))),
+    }
+
+
+def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_hash: str) -> Result:
+    """The verdict of an analysed answer video."""
+    checks = video_checks(a, config)
+    tr, cr = a.track, a.crossing
+    tracked = tr.tracked
+    contact_list = [{"frame": int(t), "row": round(float(tr.pos[t, 0]), 2), "col": round(float(tr.pos[t, 1]), 2),
+                     "overlap": round(float(np.nan_to_num(tr.overlap[t])), 3),
+                     "centre_in_wall": bool(cr.centre_in_core[t])} for t in np.flatnonzero(cr.contact)]
+    details = {
+        **_path_details(a.path, a.spec),
+        "style": a.style.name,
+        "read": a.read,
+        "trajectory": {"frames": [int(t) for t in tracked],
+                       "pos": [[round(float(r), 2), round(float(c), 2)] for r, c in tr.pos[tracked]]},
+        "layout_iou_per_frame": [round(float(v), 3) for v in a.ious],
+        "crossings": _traversal_details(a),
+        "contact_frames": contact_list[:MAX_LISTED],
+        "goal_bad_frames": a.goal_bad[:MAX_LISTED],
+        "path_cells": [list(p) for p in a.cells],
+        "path_maze_cells": [list(lattice_to_cell(p)) for i, p in enumerate(a.cells)
+                            if p[0] % 2 and p[1] % 2 and (i == 0 or a.cells[i - 1] != p)],
+        "goal": {"first_arrival": a.settling.first_arrival, "final_occluded": a.settling.final_occluded},
+        "alignment": {"box": list(a.box) if a.box else None, "relocations": a.relocations,
+                      "canvas_cell_px": a.k, "track_pieces": [list(p) for p in tr.pieces]},
+        "notes": _video_notes(a, checks, config),
+    }
+    return _result(checks, _video_metrics(a, checks), details, id=id, modality="video", config_hash=config_hash)
