@@ -24,29 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @guarded
 def _run(args: argparse.Namespace) -> int:
-    from ..media.image import load_image
-    from ..sudoku.spec import SudokuSpec
-    from ..sudoku.task import modality_of
+    from ..sudoku.task import grade
 
-    config = config_from_args(args)
-    SudokuSpec.from_values(args.puzzle, args.solution)
-    sid = args.id or Path(args.answer).name
-    if modality_of({"answer": args.answer}) == "video":
-        from ..sudoku.video import analyse_video, open_video, require_complete
-
-        reader = open_video(args.answer, config)
-        result, timeline = analyse_video(reader, args.puzzle, args.solution,
-                                         config=config, id=sid, keep_final=bool(args.overlay))
-        require_complete(reader)
-        shown = timeline.final_image
-    else:
-        from ..sudoku.verify import verify_image
-
-        shown = load_image(args.answer, config=config.media)
-        result = verify_image(shown, args.puzzle, args.solution, config=config, id=sid)
-    if args.overlay and shown is not None:
-        from ..media.write import save_image
-        from ..sudoku.render import render_overlay
-
-        save_image(args.overlay, render_overlay(shown, result))
+    result = grade(args.answer, puzzle=args.puzzle, solution=args.solution, config=config_from_args(args),
+                   id=args.id or Path(args.answer).name, overlay_path=args.overlay)
     return emit_result(result, as_json=args.json)

@@ -32,12 +32,6 @@ class GridReading:
     fit: GridFit
     ocr_calls: int
 
-    def low_confidence(self, threshold: float) -> list[dict[str, float]]:
-        """Non-blank cells read with a confidence below ``threshold``."""
-        mask = (self.digits != 0) & (self.confidence < threshold)
-        return [{"row": int(r), "col": int(c), "read": int(self.digits[r, c]),
-                 "confidence": round(float(self.confidence[r, c]), 4)} for r, c in np.argwhere(mask)]
-
 
 def read_grid(image: np.ndarray, n: int, *, config: SudokuConfig,
               engine: DigitEngine | None = None) -> GridReading | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..media.image import as_rgb
+from ..vision.arrays import as_rgb
 from ..schema import Result
 
 _COLORS = {"wrong": (220, 30, 30), "clue": (200, 0, 200), "clash": (255, 140, 0), "low": (230, 200, 0)}

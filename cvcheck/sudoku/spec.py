@@ -29,20 +29,18 @@ def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
 
     Parameters
     ----------
-    value : str, list, ndarray or path to a JSON file
-        ``"1.3.4..."`` strings (row-major), JSON text, a JSON file holding a nested or
-        flat list (or an object with a ``grid`` key), nested/flat lists or an array.
+    value : str, list or ndarray
+        ``"1.3.4..."`` strings (row-major), JSON text of a nested or flat list (or of an
+        object with a ``grid`` key), nested/flat lists or an array. Files are read by
+        :func:`cvcheck.sudoku.task.load_grid`.
     name : str
         Used in error messages.
     """
-    if isinstance(value, Path) or (isinstance(value, str) and _looks_like_path(value)):
-        path = Path(value)
-        try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InputError(f"cannot read {name} from {path}: {exc}") from exc
-        if isinstance(value, dict):
-            value = value.get("grid", value.get(name))
+    if isinstance(value, Path) or (isinstance(value, str) and looks_like_path(value)):
+        raise InputError(f"{name} {str(value)!r} looks like a file path: read the file first "
+                         "(cvcheck.sudoku.task.load_grid reads JSON and digit-string files)")
+    if isinstance(value, dict):
+        value = value.get("grid", value.get(name))
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in "[{":
@@ -68,9 +66,10 @@ def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
     return flat.reshape(n, n).astype(np.int8)
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
+    """Whether a grid argument names a file rather than spelling a grid (``.json``/``.txt``, or a ``/``)."""
     t = text.strip()
-    return bool(t) and t[:1] not in "[{" and (t.endswith(".json") or "/" in t) and Path(t).is_file()
+    return bool(t) and t[:1] not in "[{" and (t.lower().endswith((".json", ".txt")) or "/" in t or "\\" in t)
 
 
 def box_shape(n: int) -> tuple[int, int]:

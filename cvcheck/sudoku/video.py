@@ -21,25 +21,18 @@ changing in any one frame, and updates in at least 20 % of the frames.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from ..config import Config, SudokuConfig
-from ..errors import MediaError
-from ..media.image import as_rgb
-from ..media.video import FrameReader, iter_frames
-from ..schema import Gate, Result, Status
+from ..config import SudokuConfig
+from ..vision.arrays import as_rgb
 from .cells import OUTER_INSET, cell_boxes, digit_mask, needs_sharpening, normalise_crop
 from .grid import GridFit, darkness, find_outer_quad, rectify
-from .metrics import score_grid
 from .ocr import DigitEngine, get_engine, glyph_distance, read_with_grouping
-from .spec import GridLike, SudokuSpec
-from .verify import PIPELINE, TASK, score_details, score_metrics, unparseable_result
+from .spec import SudokuSpec
 
 _THUMB = 48
 _SIG = 16  # per-cell thumbnail side used for change detection
@@ -58,32 +51,75 @@ class _Cell:
     glyph: np.ndarray | None = None  #: ink map of the crop behind ``raw`` (None when blank)
 
 
+@dataclass(frozen=True)
+class CellUpdate:
+    """A committed change of one cell's value (``frame``: where the new value first appeared)."""
+
+    frame: int
+    row: int
+    col: int
+    before: int
+    after: int
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ClueChange:
+    """A clue cell committed to something other than its clue."""
+
+    frame: int
+    row: int
+    col: int
+    expected: int
+    read: int
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Reflection:
+    """Update statistics and MMGR's action-reflection checks (gradual filling)."""
+
+    per_frame: np.ndarray          #: committed updates per frame step (frames - 1 entries)
+    avg_updates: float
+    max_changed_fraction: float
+    active_fraction: float
+    total_updates: int
+    checks: dict[str, bool]
+
+    @property
+    def action_reflection(self) -> int:
+        return int(all(self.checks.values()))
+
+
 @dataclass
 class Timeline:
     """What happened in the video, cell by cell (frames are analysed frames)."""
 
     n: int
     frames: int = 0
-    updates: list[dict[str, int]] = field(default_factory=list)   # frame, row, col, before, after
-    updates_per_frame: list[int] = field(default_factory=list)
+    updates: list[CellUpdate] = field(default_factory=list)
     ocr_calls: int = 0
     cell_reads: int = 0
     frames_without_grid: int = 0
     refits: int = 0
-    clue_changes: list[dict[str, int]] = field(default_factory=list)
+    clue_changes: list[ClueChange] = field(default_factory=list)
     final_digits: np.ndarray | None = None
     final_confidence: np.ndarray | None = None
     final_frame: int = -1
     final_corners: np.ndarray | None = None
     final_image: np.ndarray | None = None  #: the last analysed frame (kept only when asked)
 
-    def reflection(self, config: SudokuConfig) -> dict[str, Any]:
+    def reflection(self, config: SudokuConfig) -> Reflection:
         """Update statistics and the action-reflection checks."""
         steps = max(1, self.frames - 1)
         per = np.zeros(steps, dtype=np.int64)
         for u in self.updates:
-            if 1 <= u["frame"] <= steps:
-                per[u["frame"] - 1] += 1
+            if 1 <= u.frame <= steps:
+                per[u.frame - 1] += 1
         limit = config.reflection_max_avg_updates_4 if self.n <= 4 else config.reflection_max_avg_updates_9
         avg = float(per.mean()) if per.size else 0.0
         max_frac = float(per.max() / (self.n * self.n)) if per.size else 0.0
@@ -91,9 +127,8 @@ class Timeline:
         checks = {"avg_updates_ok": avg <= limit,
                   "max_changed_fraction_ok": max_frac <= config.reflection_max_changed_fraction,
                   "active_fraction_ok": active >= config.reflection_min_active_fraction}
-        return {"avg_updates_per_frame": round(avg, 6), "max_changed_fraction": round(max_frac, 6),
-                "active_frame_fraction": round(active, 6), "total_updates": int(per.sum()),
-                "checks": checks, "action_reflection": int(all(checks.values())), "per_frame": per}
+        return Reflection(per_frame=per, avg_updates=avg, max_changed_fraction=max_frac, active_fraction=active,
+                          total_updates=int(per.sum()), checks=checks)
 
 
 def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: SudokuConfig,
@@ -234,7 +269,7 @@ def _commit(cells: list[list[_Cell]], t: int, tl: Timeline, spec: SudokuSpec, de
             if t == 0:
                 cell.committed = cell.raw
                 if clue and cell.raw != clue:
-                    tl.clue_changes.append({"frame": 0, "row": r, "col": c, "expected": clue, "read": cell.raw})
+                    tl.clue_changes.append(ClueChange(frame=0, row=r, col=c, expected=clue, read=cell.raw))
                 continue
             if cell.raw == cell.committed:
                 cell.pending, cell.pending_count = None, 0
@@ -244,87 +279,10 @@ def _commit(cells: list[list[_Cell]], t: int, tl: Timeline, spec: SudokuSpec, de
             else:
                 cell.pending, cell.pending_since, cell.pending_count = cell.raw, t, 1
             if cell.pending_count >= max(1, debounce):
-                tl.updates.append({"frame": cell.pending_since, "row": r, "col": c,
-                                   "before": cell.committed, "after": cell.raw})
+                tl.updates.append(CellUpdate(frame=cell.pending_since, row=r, col=c,
+                                             before=cell.committed, after=cell.raw))
                 cell.committed = cell.raw
                 cell.pending, cell.pending_count = None, 0
                 if clue and cell.committed != clue:
-                    tl.clue_changes.append({"frame": cell.pending_since, "row": r, "col": c,
-                                            "expected": clue, "read": cell.committed})
-
-
-def verify_video_frames(frames: Iterable[np.ndarray], puzzle: GridLike, solution: GridLike, *,
-                        config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
-    """Grade an answer video given as an iterable of RGB frames (consumed once, streamed)."""
-    return analyse_video(frames, puzzle, solution, config=config, id=id, engine=engine)[0]
-
-
-def analyse_video(frames: Iterable[np.ndarray], puzzle: GridLike, solution: GridLike, *,
-                  config: Config | None = None, id: str = "", engine: DigitEngine | None = None,
-                  keep_final: bool = False) -> tuple[Result, Timeline]:
-    """Like :func:`verify_video_frames`, also returning the :class:`Timeline`."""
-    cfg = config or Config()
-    spec = SudokuSpec.from_values(puzzle, solution)
-    tl = read_timeline(frames, spec, config=cfg.sudoku, engine=engine, keep_final=keep_final)
-    return _result(tl, spec, cfg, id), tl
-
-
-def _result(tl: Timeline, spec: SudokuSpec, cfg: Config, id: str) -> Result:
-    if tl.final_digits is None:
-        return unparseable_result(id=id, modality="video", config=cfg,
-                                  reason=f"no {spec.n}x{spec.n} grid found in any frame")
-    final = score_grid(spec, tl.final_digits)
-    refl = tl.reflection(cfg.sudoku)
-    cc = int(bool(tl.clue_changes) or final.clues_changed)
-    checks = {"clues_unchanged": cc == 0,
-              "no_constraint_violation": final.constraint_violation == 0.0,
-              "completion_perfect": final.completion_accuracy == 1.0}
-    metrics = score_metrics(final)
-    metrics["clues_changed"] = cc
-    metrics["action_reflection"] = refl["action_reflection"]
-    for key in ("avg_updates_per_frame", "max_changed_fraction", "active_frame_fraction", "total_updates"):
-        metrics[key] = refl[key]
-    low = (tl.final_digits != 0) & (tl.final_confidence < cfg.sudoku.min_confidence)
-    metrics.update({"frames": tl.frames, "ocr_calls": tl.ocr_calls, "cell_reads": tl.cell_reads,
-                    "naive_ocr_calls": tl.frames * spec.n * spec.n, "frames_without_grid": tl.frames_without_grid,
-                    "low_confidence_cells": int(low.sum())})
-    details = score_details(final)
-    details.update({
-        "clue_changes_any_frame": tl.clue_changes,
-        "final_grid": tl.final_digits.tolist(), "final_frame": tl.final_frame,
-        "final_confidence": np.round(tl.final_confidence.astype(np.float64), 4).tolist(),
-        "updates": tl.updates, "updates_per_frame": refl["per_frame"].tolist(),
-        "reflection_checks": refl["checks"], "grid_refits": tl.refits, "engine": cfg.sudoku.ocr_engine,
-        "grid_corners": np.round(tl.final_corners, 2).tolist() if tl.final_corners is not None else None,
-        "low_confidence": [{"row": int(r), "col": int(c), "read": int(tl.final_digits[r, c]),
-                            "confidence": round(float(tl.final_confidence[r, c]), 4)} for r, c in np.argwhere(low)],
-    })
-    return Result(id=id, task=TASK, pipeline=PIPELINE, modality="video", status=Status.OK,
-                  overall=int(all(checks.values())), metrics=metrics, gate=Gate.from_checks(checks),
-                  details=details, config_hash=cfg.section_hash("sudoku"))
-
-
-def open_video(path: str | os.PathLike, config: Config) -> FrameReader:
-    """Stream an answer video with the shared reader (constant memory, bounded decoding)."""
-    return iter_frames(path, config=config.media)
-
-
-def require_complete(reader: FrameReader) -> None:
-    """A truncated or partly corrupt video has no trustworthy final frame: refuse it.
-
-    CV and CA are read on the final frame, so a partial read cannot be graded.
-    """
-    if reader.truncated:
-        raise MediaError(f"video {reader.name} is truncated or corrupt after {reader.frames_read} frame(s) "
-                         f"({reader.error}); its final frame, which CV and CA are read from, is missing")
-
-
-def verify_video_file(path: str | os.PathLike, puzzle: GridLike, solution: GridLike, *,
-                      config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
-    """Grade an answer video file, streaming its frames."""
-    cfg = config or Config()
-    SudokuSpec.from_values(puzzle, solution)  # fail fast on a bad reference before decoding
-    reader = open_video(path, cfg)
-    result = verify_video_frames(reader, puzzle, solution, config=cfg, id=id, engine=engine)
-    require_complete(reader)
-    return result
+                    tl.clue_changes.append(ClueChange(frame=cell.pending_since, row=r, col=c,
+                                                      expected=clue, read=cell.committed))
