@@ -19,53 +19,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from .report.tables import MMGR_METRICS, phi_from_counts
+from .stats import MMGR_METRICS, Confusion
 
 Record = Mapping[str, Any]
 #: fractional metrics -> their gate endpoint as a 0/1 value
 ENDPOINTS = {"constraint_violation": lambda v: int(v > 0), "completion_accuracy": lambda v: int(v >= 1.0)}
-
-
-@dataclass(frozen=True)
-class Confusion:
-    """2x2 counts: ``n10`` = A says 1 and B says 0."""
-
-    n11: int = 0
-    n10: int = 0
-    n01: int = 0
-    n00: int = 0
-
-    @property
-    def n(self) -> int:
-        return self.n11 + self.n10 + self.n01 + self.n00
-
-    @property
-    def agreement(self) -> float | None:
-        return (self.n11 + self.n00) / self.n if self.n else None
-
-    @property
-    def kappa(self) -> float | None:
-        """Cohen's kappa; None when chance agreement is 1 (both sides constant and equal)."""
-        n = self.n
-        if not n:
-            return None
-        po = (self.n11 + self.n00) / n
-        a1, b1 = (self.n11 + self.n10) / n, (self.n11 + self.n01) / n
-        pe = a1 * b1 + (1 - a1) * (1 - b1)
-        return None if math.isclose(pe, 1.0) else (po - pe) / (1 - pe)
-
-    @property
-    def phi(self) -> float | None:
-        """Phi (Matthews) coefficient; None when a row or column of the table is empty."""
-        return phi_from_counts(self.n11, self.n10, self.n01, self.n00)
-
-    def add(self, a: int, b: int) -> "Confusion":
-        key = f"n{a}{b}"
-        return Confusion(**{**self.__dict__, key: getattr(self, key) + 1})
-
-    def matrix(self) -> list[list[int]]:
-        """``[[A0B0, A0B1], [A1B0, A1B1]]``."""
-        return [[self.n00, self.n01], [self.n10, self.n11]]
 
 
 def binarise(metric: str, value: Any, record: Record | None = None) -> int | None:
@@ -194,7 +152,7 @@ def audit_files(a: str | os.PathLike, b: str | os.PathLike, *, metrics: Sequence
     from pathlib import Path
 
     from .batch.store import read_records
-    from .report.build import slim
+    from .batch.store import slim
 
     labels = names or (Path(a).stem, Path(b).stem)
     audit = audit_records(read_records(a, keep=slim).records, read_records(b, keep=slim).records,

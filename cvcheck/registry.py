@@ -1,73 +1,136 @@
-"""Task registry: task name -> sample grader, imported lazily.
+"""Task registry: one :class:`Task` record per task, its code imported lazily.
 
-A *sample grader* has the signature::
+Batch scoring, manifest validation, the report's overlays, the CLI and the contract
+tests all read this table. A task's code is named as ``"module:function"`` strings so
+that importing the registry stays cheap:
 
-    grade_sample(sample: Mapping[str, Any], *, config: Config) -> Result
-
-where ``sample`` is one manifest entry (``id``, ``task``, ``answer`` path and the
-task's reference fields, already resolved to absolute paths). Batch scoring, the
-CLI and the contract tests reach every task through this table.
+``grader``
+    ``grade_sample(sample, *, config) -> Result``: one manifest entry (``id``, ``task``,
+    ``answer`` and the task's reference fields, paths already absolute); bad input
+    becomes an ``error`` result, never an exception.
+``renderer`` (optional)
+    ``render_overlay(record, *, config) -> ndarray | None``: the overlay picture of a
+    result record (the record's ``sample`` envelope says where its files are).
+``reference_check`` (optional)
+    ``check_references(sample, *, config) -> None``: deep checks of the reference fields
+    (``cvcheck validate``), raising :class:`~cvcheck.errors.InputError`.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 
-#: task name -> "module:function"
-TASKS: dict[str, str] = {
-    "maze": "cvcheck.maze.task:grade_sample",
-    "sudoku": "cvcheck.sudoku.task:grade_sample",
-    # judged tasks (cvcheck.judge): recorded judge answers or a live OpenAI-compatible judge
-    "maze-vlm": "cvcheck.judge.mmgr:grade_sample",
-    "sudoku-vlm": "cvcheck.judge.mmgr:grade_sample",
-    "arc": "cvcheck.judge.mmgr:grade_sample",
-    "math": "cvcheck.judge.mmgr:grade_sample",
-    "nav-last-mile": "cvcheck.judge.mmgr:grade_sample",
-    "nav-top-down": "cvcheck.judge.mmgr:grade_sample",
-    "nav-3d": "cvcheck.judge.mmgr:grade_sample",
-    "nav-slag": "cvcheck.judge.mmgr:grade_sample",
-    "physics-concepts": "cvcheck.judge.mmgr:grade_sample",
-    "physics-sports": "cvcheck.judge.mmgr:grade_sample",
-    "mmvet": "cvcheck.judge.mmvet:grade_sample",
-    "marvel": "cvcheck.judge.marvel:grade_sample",
-    "ggbench": "cvcheck.judge.ggbench:grade_sample",
-}
+if TYPE_CHECKING:
+    import numpy as np
 
-SampleGrader = Callable[..., Any]
+    from .config import Config
+    from .schema import Result
+
+
+def _resolve(target: str) -> Callable[..., Any]:
+    module_name, _, attr = target.partition(":")
+    fn: Callable[..., Any] = getattr(importlib.import_module(module_name), attr)
+    return fn
+
+
+@dataclass(frozen=True)
+class Task:
+    """What cvcheck knows about one task."""
+
+    name: str
+    grader: str                              #: "module:function" grading one manifest sample
+    pipeline: str = "?"                      #: pixel | ocr | vlm | regex | ...
+    required_fields: tuple[str, ...] = ()    #: manifest fields besides id/task/answer
+    renderer: str | None = None              #: "module:function" drawing a record's overlay
+    reference_check: str | None = None       #: "module:function" checking a sample's references
+    family: str = ""                         #: e.g. "mmgr-vlm": the MMGR VLM-judged tasks (``cvcheck judge``)
+
+    def __post_init__(self) -> None:
+        for name in ("grader", "renderer", "reference_check"):
+            target = getattr(self, name)
+            if target is not None and ":" not in target:
+                raise InputError(f"task {self.name!r}: {name} must be 'module:function', got {target!r}")
+
+    def grade(self, sample: Mapping[str, Any], *, config: Config) -> Result:
+        result: Result = _resolve(self.grader)(sample, config=config)
+        return result
+
+    def render_overlay(self, record: Mapping[str, Any], *, config: Config) -> np.ndarray | None:
+        """The task's overlay of a result record, or None when the task draws none."""
+        if self.renderer is None:
+            return None
+        picture: np.ndarray | None = _resolve(self.renderer)(record, config=config)
+        return picture
+
+    def check_references(self, sample: Mapping[str, Any], *, config: Config) -> None:
+        if self.reference_check is not None:
+            _resolve(self.reference_check)(sample, config=config)
+
+
+_MMGR = "cvcheck.judge.mmgr:grade_sample"
+#: MMGR's VLM-judged tasks (their rubrics: :data:`cvcheck.judge.mmgr_spec.SPECS`)
+MMGR_JUDGED = ("maze-vlm", "sudoku-vlm", "arc", "math", "nav-last-mile", "nav-top-down", "nav-3d", "nav-slag",
+               "physics-concepts", "physics-sports")
+
+#: task name -> Task
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("maze", "cvcheck.maze.task:grade_sample", pipeline="pixel", required_fields=("reference",),
+         renderer="cvcheck.maze.task:render_overlay", reference_check="cvcheck.maze.task:check_references"),
+    Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=("puzzle", "solution"),
+         renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references"),
+    *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm") for name in MMGR_JUDGED),
+    Task("mmvet", "cvcheck.judge.mmvet:grade_sample", pipeline="vlm"),
+    Task("marvel", "cvcheck.judge.marvel:grade_sample", pipeline="regex"),
+    Task("ggbench", "cvcheck.judge.ggbench:grade_sample", pipeline="vlm"),
+)}
 
 
 def task_names() -> list[str]:
     return sorted(TASKS)
 
 
-def get_grader(task: str) -> SampleGrader:
-    """Return the grader for ``task``; unknown names get a did-you-mean error."""
-    target = TASKS.get(task)
-    if target is None:
-        close = difflib.get_close_matches(task, TASKS, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known tasks: {', '.join(task_names())}"
-        raise InputError(f"unknown task {task!r}{hint}")
-    module_name, _, attr = target.partition(":")
-    module = importlib.import_module(module_name)
-    return getattr(module, attr)
+def suggest(name: str, known: Mapping[str, Any] | None = None) -> str:
+    """A did-you-mean hint for an unknown task name (``"; did you mean 'maze'?"``)."""
+    names = known if known is not None else TASKS
+    close = difflib.get_close_matches(name, names, n=3)
+    if close:
+        return "; did you mean " + ", ".join(repr(c) for c in close) + "?"
+    return f"; known tasks: {', '.join(sorted(names))}"
 
 
-def register(task: str, target: str) -> None:
-    """Register (or replace) a task grader given as ``"module:function"``."""
-    if ":" not in target:
-        raise InputError(f"grader target must be 'module:function', got {target!r}")
-    TASKS[task] = target
+def get_task(name: str) -> Task:
+    """The record of ``name``; unknown names get a did-you-mean error."""
+    task = TASKS.get(name)
+    if task is None:
+        raise InputError(f"unknown task {name!r}{suggest(name)}")
+    return task
 
 
-def grade(sample: Mapping[str, Any], *, config: Any = None) -> Any:
+def get_grader(name: str) -> Callable[..., Any]:
+    """The sample grader of ``name`` (see :class:`Task`)."""
+    return _resolve(get_task(name).grader)
+
+
+def register(name: str, grader: str | Task) -> Task:
+    """Register (or replace) a task: a full :class:`Task`, or just its grader as ``"module:function"``."""
+    task = grader if isinstance(grader, Task) else Task(name, grader)
+    if task.name != name:
+        raise InputError(f"task record is named {task.name!r}, not {name!r}")
+    TASKS[name] = task
+    return task
+
+
+def grade(sample: Mapping[str, Any], *, config: Config | None = None) -> Result:
     """Grade one manifest sample with its task's grader."""
     from .config import Config
 
-    task = sample.get("task")
-    if not isinstance(task, str):
+    name = sample.get("task")
+    if not isinstance(name, str):
         raise InputError("sample has no 'task' field")
-    return get_grader(task)(sample, config=config or Config())
+    return get_task(name).grade(sample, config=config or Config())

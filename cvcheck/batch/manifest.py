@@ -26,19 +26,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..errors import InputError
-from ..registry import TASKS
+from ..config import Config
+from ..registry import TASKS, Task, suggest
 
 PATH_FIELDS = frozenset({"answer", "reference", "references"})
 PATH_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".mp4", ".mov",
                  ".webm", ".mkv", ".avi", ".m4v", ".json", ".txt", ".npy", ".npz")
-#: fields a task needs besides id/task/answer (checked at validation; the grader checks again)
-REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "maze": ("reference",),
-    "sudoku": ("puzzle", "solution"),
-}
 #: sample fields the report groups by; carried into every result record
 GROUP_FIELDS = ("model", "difficulty")
 MAX_PROBLEMS = 200
@@ -133,7 +129,7 @@ def _read_rows(path: Path) -> Iterable[tuple[int, Any]]:
             yield number, InputError(f"invalid JSON: {exc.msg} (column {exc.colno})")
 
 
-def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, str] | None = None) -> dict[str, Any]:
+def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, Task] | None = None) -> dict[str, Any]:
     """Check one raw entry and return it with ids as strings and paths resolved."""
     tasks = TASKS if known_tasks is None else known_tasks
     if not isinstance(raw, dict):
@@ -147,15 +143,12 @@ def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, str] | No
     if not isinstance(task, str) or not task:
         raise InputError("missing 'task'")
     if task not in tasks:
-        import difflib
-
-        close = difflib.get_close_matches(task, tasks, n=1)
-        raise InputError(f"unknown task {task!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
+        raise InputError(f"unknown task {task!r}{suggest(task, tasks)}")
     recorded = sample.get("judge_answers") is not None or sample.get("judge_reply") is not None
     if "answer" in sample or not recorded:  # a recorded judgement can stand without the answer file
         if not isinstance(sample.get("answer"), str) or not sample["answer"].strip():
             raise InputError("missing 'answer' path")
-    missing = [k for k in REQUIRED_FIELDS.get(task, ()) if sample.get(k) in (None, "", [])]
+    missing = [k for k in tasks[task].required_fields if sample.get(k) in (None, "", [])]
     if missing:
         raise InputError(f"task {task!r} needs field(s) {', '.join(missing)}")
     for key in GROUP_FIELDS:
@@ -175,19 +168,8 @@ def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, str] | No
     return sample
 
 
-def _check_sudoku(sample: Mapping[str, Any]) -> None:
-    from ..sudoku.spec import SudokuSpec
-
-    SudokuSpec.from_values(sample["puzzle"], sample["solution"])
-
-
-#: deep checks of a task's reference fields, run by ``load_manifest(check_references=True)``
-#: (``cvcheck validate``): raise InputError with what is wrong
-REFERENCE_CHECKS: dict[str, Callable[[Mapping[str, Any]], None]] = {"sudoku": _check_sudoku}
-
-
 def load_manifest(path: str | os.PathLike, *, check_files: bool = False,
-                  check_references: bool = False) -> Manifest:
+                  check_references: bool = False, config: Config | None = None) -> Manifest:
     """Read and validate a JSONL or CSV manifest.
 
     Parameters
@@ -196,8 +178,11 @@ def load_manifest(path: str | os.PathLike, *, check_files: bool = False,
     check_files : bool
         Also record answer/reference files that do not exist (``Manifest.missing_files``).
     check_references : bool
-        Also parse each task's references (:data:`REFERENCE_CHECKS`: Sudoku grids must be a
-        valid puzzle and solution); a bad one is a problem of its line.
+        Also parse each task's references (:meth:`~cvcheck.registry.Task.check_references`:
+        a maze's reference must be a readable maze, a Sudoku's grids a valid puzzle and
+        solution); a bad one is a problem of its line.
+    config : Config, optional
+        The configuration the references are read with (media limits).
 
     Raises
     ------
@@ -222,10 +207,9 @@ def load_manifest(path: str | os.PathLike, *, check_files: bool = False,
         except InputError as exc:
             problems.append((number, str(exc)))
             continue
-        check = REFERENCE_CHECKS.get(sample["task"]) if check_references else None
-        if check is not None:
+        if check_references:
             try:
-                check(sample)
+                TASKS[sample["task"]].check_references(sample, config=config or Config())
             except InputError as exc:
                 problems.append((number, f"{sample['task']} reference: {exc}"))
                 continue

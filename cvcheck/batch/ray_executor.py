@@ -13,13 +13,16 @@ from typing import Any, Mapping, Sequence
 
 from ..config import Config
 from ..errors import MissingDependencyError
+from ..registry import TASKS, Task
+from .pool import OnResult
+from .worker import failure
 
 MAX_CHUNK = 16
 CHUNKS_PER_CPU = 4  #: at least this many chunks per CPU, so that the last ones do not leave CPUs idle
 
 
 def _grade_chunk(samples: list[dict[str, Any]], config: Config,
-                 tasks: dict[str, str]) -> list[tuple[dict[str, Any], float]]:
+                 tasks: dict[str, Task]) -> list[tuple[dict[str, Any], float]]:
     from .worker import single_threaded_libraries, timed_grade
 
     single_threaded_libraries()
@@ -31,16 +34,13 @@ def chunk_size(n: int, cpus: int) -> int:
     return max(1, min(MAX_CHUNK, n // max(1, cpus * CHUNKS_PER_CPU)))
 
 
-def run_ray(samples: Sequence[Mapping[str, Any]], on_result: Any, *, config: Config, workers: int,
-            timeout_s: float | None, address: str | None = None, tasks: Mapping[str, str] | None = None) -> None:
+def run_ray(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config, workers: int,
+            timeout_s: float | None, address: str | None = None, tasks: Mapping[str, Task] | None = None) -> None:
     """Run samples as Ray tasks (one CPU each); a local instance with ``workers`` CPUs unless ``address``."""
     try:
         import ray
     except ImportError as exc:
         raise MissingDependencyError("the Ray executor needs Ray: pip install 'cvcheck[ray]'") from exc
-    from ..registry import TASKS
-    from .executors import failure
-
     if not samples:
         return
     started_here = not ray.is_initialized()
@@ -53,7 +53,7 @@ def run_ray(samples: Sequence[Mapping[str, Any]], on_result: Any, *, config: Con
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(_grade_chunk)
         cfg_ref = ray.put(config)
-        all_tasks = {**TASKS, **(tasks or {})}
+        all_tasks = {**TASKS, **(tasks or {})}  # tasks registered in this process, for the Ray workers
         window = max(1, int(ray.cluster_resources().get("CPU", workers)))
         k = chunk_size(len(samples), window)
         queue = [list(range(i, min(i + k, len(samples)))) for i in range(0, len(samples), k)][::-1]

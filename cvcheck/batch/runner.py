@@ -17,7 +17,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..config import Config
 from ..errors import InputError
-from .executors import EXECUTORS, default_workers, run_executor
+from ..registry import TASKS, Task
+from .executors import default_workers, get_executor
 from .manifest import Manifest, load_manifest
 from .store import ResultWriter, drop_records
 
@@ -61,7 +62,7 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
                 config: Config | None = None, executor: str = "process", workers: int | None = None,
                 timeout_s: float | None = 300.0, address: str | None = None, resume: bool = True,
                 progress: Progress | None = None, lines: Sequence[int] | None = None,
-                tasks: Mapping[str, str] | None = None, retry_errors: bool = False) -> RunSummary:
+                tasks: Mapping[str, Task] | None = None, retry_errors: bool = False) -> RunSummary:
     """Grade validated samples into ``output`` (JSONL), skipping ids already there.
 
     Parameters
@@ -73,10 +74,10 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
     timeout_s : per-sample limit (None or 0: none); a sample past it becomes an error result
     resume : skip ids already in ``output``; False starts the file afresh
     retry_errors : first drop the ``error`` results from ``output`` so those samples are graded again
-    tasks : extra ``{task: "module:function"}`` graders to register in the workers
+    tasks : extra ``{name: Task}`` records to register in the workers (those of
+        :data:`cvcheck.registry.TASKS` always are: workers are fresh processes)
     """
-    if executor not in EXECUTORS:
-        raise InputError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
+    run = get_executor(executor)
     cfg = config or Config()
     nworkers = default_workers() if workers is None else workers
     if isinstance(nworkers, bool) or not isinstance(nworkers, int) or nworkers < 1:
@@ -117,8 +118,8 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
             if progress:
                 progress(summary.skipped + summary.graded, summary.total, summary.errors)
 
-        run_executor(executor, todo_samples, on_result, config=cfg, workers=nworkers,
-                     timeout_s=timeout_s or None, address=address, tasks=tasks)
+        run(todo_samples, on_result, config=cfg, workers=nworkers, timeout_s=timeout_s or None, address=address,
+            tasks={**TASKS, **(tasks or {})})
     finally:
         writer.close()
     summary.elapsed_s = time.perf_counter() - t0

@@ -195,3 +195,11 @@ def drop_records(path: str | os.PathLike, drop: Callable[[dict[str, Any]], bool]
 
 def iter_records(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
     yield from read_records(path).records
+
+
+def slim(record: dict[str, Any]) -> dict[str, Any]:
+    """What the tables need of a record: ``details`` cut to its ``reason`` (memory on big files)."""
+    out = dict(record)
+    reason = (record.get("details") or {}).get("reason")
+    out["details"] = {"reason": reason} if reason else {}
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..batch.executors import EXECUTORS
 from ._common import add_config_options, config_from_args, guarded
 
 
@@ -16,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("manifest", help="manifest file (.jsonl or .csv)")
     p.add_argument("-o", "--output", required=True, help="results file (JSONL), appended to")
     p.add_argument("--workers", type=int, default=None, help="worker processes / Ray CPUs (default: all CPUs)")
-    p.add_argument("--executor", choices=("process", "serial", "ray"), default="process",
+    p.add_argument("--executor", choices=tuple(EXECUTORS), default="process",
                    help="process pool (default), in-process serial, or Ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: start a local instance)")
     p.add_argument("--timeout", type=float, default=300.0,

@@ -170,16 +170,8 @@ def make_folder(path: Path) -> None:
         raise InputError(f"cannot create the folder {path}: {exc.strerror or exc}") from exc
 
 
-def slim(record: dict[str, Any]) -> dict[str, Any]:
-    """What the tables need of a record: ``details`` cut to its ``reason`` (memory on big files)."""
-    out = dict(record)
-    reason = (record.get("details") or {}).get("reason")
-    out["details"] = {"reason": reason} if reason else {}
-    return out
-
-
 def load_records(results: str | os.PathLike, *, full: bool = False) -> list[dict[str, Any]]:
-    from ..batch.store import read_records
+    from ..batch.store import read_records, slim
 
     found = read_records(results, keep=None if full else slim)
     if not found.records:

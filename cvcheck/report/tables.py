@@ -14,24 +14,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-Record = Mapping[str, Any]
+from ..stats import FRACTIONS, LOWER_IS_BETTER, MMGR_METRICS, phi_from_counts
 
-#: MMGR failure-mode metrics (lower is better); everything else reads higher-is-better
-LOWER_IS_BETTER = frozenset({
-    "maze_changed", "cross_wall", "reflection", "clues_changed", "constraint_violation",
-})
-#: fractional MMGR metrics shown with the binary ones
-FRACTIONS = frozenset({"constraint_violation", "completion_accuracy"})
-#: MMGR's fine-grained metric names (snake_case); other 0/1 integers are diagnostics (counts)
-MMGR_METRICS = frozenset({
-    "maze_changed", "cross_wall", "target_achievement", "reflection", "action_reflection", "clues_changed",
-    "constraint_violation", "completion_accuracy", "valid_solution", "pattern_recognition", "grid_integrity",
-    "color_accuracy", "final_correctness", "intermediate_correctness", "success_score_2d", "success_score_3d",
-    "oracle_success_score_2d", "oracle_success_score_3d", "trajectory_alignment", "object_semantic",
-    "agent_consistency", "spatial_alignment", "destination_integrity", "scene_consistency", "physics_accuracy",
-    "motion_quality", "visual_realism", "prompt_adherence", "physics_validness",
-    "success_2d_original_destination", "success_3d_original_destination",
-})
+Record = Mapping[str, Any]
 NONE_LABEL = "(none)"
 
 
@@ -226,12 +211,6 @@ def error_codes(records: Iterable[Record]) -> dict[str, int]:
         if r.get("status") == "error":
             counts[str((r.get("error") or {}).get("code", "?"))] += 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def phi_from_counts(n11: int, n10: int, n01: int, n00: int) -> float | None:
-    """Phi coefficient of a 2x2 table; None when a row or a column is empty."""
-    den = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
-    return None if den == 0 else (n11 * n00 - n10 * n01) / math.sqrt(den)
 
 
 def failure_phi(records: Iterable[Record], metrics: Sequence[str]) -> dict[tuple[str, str], tuple[float | None, int]]:
