@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cvcheck.maze.verify import verify_maze_image
+from cvcheck.maze import verify_image
 from cvcheck.synth.maze_cases import make_corpus
 
 METRICS = ("maze_changed", "cross_wall", "target_achievement", "reflection")
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = make_corpus(args.seed, args.count)
     for case in cases:
         t0 = time.perf_counter()
-        result = verify_maze_image(case.answer, case.reference, id=case.id)
+        result = verify_image(case.answer, case.reference, id=case.id)
         times.append(time.perf_counter() - t0)
         got = {m: result.metrics.get(m) for m in METRICS} | {"overall": int(result.overall or 0)}
         ok_all = True

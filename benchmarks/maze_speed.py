@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from cvcheck.maze.verify import as_spec, verify_maze_image
+from cvcheck.maze import as_spec, verify_image
 from cvcheck.media.image import load_image
 from cvcheck.synth.maze_cases import make_case
 from cvcheck.synth.maze_render import AnswerStyle, render_answer
@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
                     t0 = time.perf_counter(); cv2.imread(str(path)); t1 = time.perf_counter()
                     arr = load_image(path); t2 = time.perf_counter()
                     spec = as_spec(ref); t3 = time.perf_counter()
-                    verify_maze_image(arr, spec); t4 = time.perf_counter()
-                    verify_maze_image(arr, ref); t5 = time.perf_counter()
+                    verify_image(arr, spec); t4 = time.perf_counter()
+                    verify_image(arr, ref); t5 = time.perf_counter()
                     decode_cv.append(t1 - t0); decode_pil.append(t2 - t1)
                     verify.append(t4 - t3); verify_ref.append(t5 - t4)
             med = {k: statistics.median(v) * 1000 for k, v in

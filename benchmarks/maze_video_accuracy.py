@@ -3,7 +3,7 @@
 Generates a labelled corpus from a seed (every behaviour of
 :mod:`cvcheck.synth.maze_video`, both styles, 480p-720p, 12-30 fps, compression, blur,
 jitter, recoloured/drifting agents, goal occlusion), encodes each case as an mp4,
-grades the file with ``verify_maze_video`` and compares with the labels.
+grades the file with ``verify_video_file`` and compares with the labels.
 
 Seeds used while developing the verifier: 1-8, 11, 77, 1000-1011, 100016 (corpus
 seeds 1-8 of ``make_video_corpus``). Use any other seed for held-out figures.
@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from cvcheck.config import Config
-from cvcheck.maze.video import verify_maze_video
+from cvcheck.maze.task import verify_video_file
 from cvcheck.synth.maze_video import BEHAVIOURS, make_video_case
 
 METRICS = ("maze_changed", "cross_wall", "target_achievement", "reflection")
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             path = case.write(Path(tmp) / f"{case.id}.mp4")
             cfg = Config().with_overrides([f"maze.video_style={case.look.style}"])
             t0 = time.perf_counter()
-            result = verify_maze_video(path, case.spec, config=cfg, id=case.id)
+            result = verify_video_file(path, case.spec, config=cfg, id=case.id)
             verify_s += time.perf_counter() - t0
             frames += case.n_frames
             got = {m: int(result.metrics.get(m, -1)) for m in METRICS} | {"overall": int(result.overall or 0)}

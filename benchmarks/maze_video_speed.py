@@ -5,7 +5,7 @@ side by side in one run (medians of ``--repeats`` interleaved runs):
 
 * decode-only: every frame decoded and converted to RGB (``cvcheck.media.video.iter_frames``,
   which the verifier uses) - the floor;
-* verify: ``verify_maze_video`` on the same file (decode + per-frame analysis + verdict);
+* verify: ``verify_video_file`` on the same file (decode + per-frame analysis + verdict);
 * peak memory of a verify run in a fresh process (peak RSS, and the tracemalloc peak of
   Python/numpy allocations) for the 8 s and the 30 s video.
 
@@ -35,10 +35,10 @@ def hwm_kb():
 
 from cvcheck.maze.task import load_reference
 from cvcheck.config import Config
-from cvcheck.maze.video import verify_maze_video
+from cvcheck.maze.task import verify_video_file
 cfg = Config()
 spec = load_reference(sys.argv[2], config=cfg)
-verify_maze_video(sys.argv[1], spec, config=cfg, id="warm-up")  # imports, lazy caches
+verify_video_file(sys.argv[1], spec, config=cfg, id="warm-up")  # imports, lazy caches
 rss0 = hwm_kb()
 try:  # reset the high-water mark so the peak below is this run's own
     open("/proc/self/clear_refs", "w").write("5")
@@ -47,7 +47,7 @@ except OSError:
 rss_reset = hwm_kb()
 tracemalloc.start()
 t = time.perf_counter()
-r = verify_maze_video(sys.argv[1], spec, config=cfg)
+r = verify_video_file(sys.argv[1], spec, config=cfg)
 dt = time.perf_counter() - t
 _, peak = tracemalloc.get_traced_memory()
 print(json.dumps({"hwm_before_kb": rss0, "rss_at_start_kb": rss_reset, "peak_rss_kb": hwm_kb(),
@@ -83,14 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     from cvcheck.config import Config
     from cvcheck.maze.task import load_reference
-    from cvcheck.maze.video import verify_maze_video
+    from cvcheck.maze.task import verify_video_file
     from cvcheck.media.video import iter_frames, probe
 
     short, short_ref, n_short = make_video(args.out / "maze_720p_8s.mp4", 8.0)
     long, long_ref, n_long = make_video(args.out / "maze_720p_30s.mp4", 30.0)
     info = probe(short)
     spec = load_reference(short_ref, config=Config())
-    verify_maze_video(short, spec)  # warm-up (imports, caches)
+    verify_video_file(short, spec)  # warm-up (imports, caches)
     decode, verify, decode_cpu, verify_cpu = [], [], [], []
     for _ in range(args.repeats):
         t, c = time.perf_counter(), time.process_time()
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         decode.append(time.perf_counter() - t)
         decode_cpu.append(time.process_time() - c)
         t, c = time.perf_counter(), time.process_time()
-        result = verify_maze_video(short, spec)
+        result = verify_video_file(short, spec)
         verify.append(time.perf_counter() - t)
         verify_cpu.append(time.process_time() - c)
     d, v = statistics.median(decode), statistics.median(verify)

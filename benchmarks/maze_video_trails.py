@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from cvcheck.config import Config
-from cvcheck.maze.video import verify_maze_video
+from cvcheck.maze import verify_video
 from cvcheck.synth.maze_video import VideoLook, make_video_case
 
 METRICS = ("maze_changed", "cross_wall", "target_achievement", "reflection")
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         for seed in args.seeds:
             for behaviour in BEHAVIOURS:
                 case = make_video_case(seed, behaviour=behaviour, look=look, size=7)
-                result = verify_maze_video(case.frames(), case.spec, config=cfg, id=case.id)
+                result = verify_video(case.frames(), case.spec, config=cfg, id=case.id)
                 got = {m: result.metrics[m] for m in METRICS} | {"overall": int(result.overall)}
                 want = {m: case.labels[m] for m in METRICS + ("overall",)}
                 n += 1

@@ -47,7 +47,7 @@ def image_job(seed: int) -> dict:
 
 def video_job(seed: int) -> dict:
     from cvcheck.config import Config
-    from cvcheck.sudoku.video import verify_video_file
+    from cvcheck.sudoku.task import verify_video_file
     from cvcheck.synth.sudoku_video import make_video_case
 
     case = make_video_case(seed)

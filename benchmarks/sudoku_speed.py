@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from cvcheck.sudoku.grid import find_grid
     from cvcheck.sudoku.ocr import get_engine
     from cvcheck.sudoku.read import read_grid
-    from cvcheck.sudoku.video import verify_video_file
+    from cvcheck.sudoku.task import verify_video_file
     from cvcheck.synth.sudoku import make_image_case
     from cvcheck.synth.sudoku_video import make_video_case
 

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from cvcheck.schema import Gate, Result, Status
 
 TASK = "batch-test"
-TARGET = "test_batch_helpers:grade_sample"
+TARGET = "batch_helpers:grade_sample"
 
 
 def grade_sample(sample: Mapping[str, Any], *, config: Any) -> Result:

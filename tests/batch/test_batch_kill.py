@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_batch_helpers import maze_corpus
+from batch_helpers import maze_corpus
 
 from cvcheck.batch import read_records
 from cvcheck.batch.store import comparable
@@ -114,9 +114,9 @@ def test_workers_do_not_outlive_a_killed_run(tmp_path: Path) -> None:
     manifest.write_text("".join(
         f'{{"id": "s{i}", "task": "batch-test", "answer": "x.png", "sleep": 60}}\n' for i in range(2)))
     code = ("import sys; from cvcheck import registry;"
-            " registry.register('batch-test', 'test_batch_helpers:grade_sample');"
+            " registry.register('batch-test', 'batch_helpers:grade_sample');"
             " from cvcheck.cli import main; sys.exit(main())")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.Popen([sys.executable, "-c", code, "run", str(manifest), "-o", str(tmp_path / "r.jsonl"),
                              "--workers", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=env)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_batch_helpers import write_jsonl
+from batch_helpers import write_jsonl
 
 from cvcheck.batch.manifest import ManifestError, load_manifest
 from cvcheck.cli import main
@@ -83,8 +83,17 @@ def test_missing_and_empty_manifests(tmp_path: Path) -> None:
 
 
 def test_validate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    from cvcheck.synth.maze_cases import make_case
+
     (tmp_path / "a.png").write_bytes(b"x")
-    (tmp_path / "r.png").write_bytes(b"x")
+    cv2.imwrite(str(tmp_path / "r.png"), make_case(3).reference[:, :, ::-1])
+    (tmp_path / "junk.png").write_bytes(b"x")
+    junk = write_jsonl(tmp_path / "junk.jsonl", [{"id": "a", "task": "maze", "answer": "a.png",
+                                                  "reference": "junk.png"}])
+    assert main(["validate", str(junk)]) == 2  # the reference is parsed: not an image
+    assert "junk.jsonl:1: maze reference: cannot decode image" in capsys.readouterr().err
     good = write_jsonl(tmp_path / "good.jsonl", [{"id": "a", "task": "maze", "answer": "a.png", "reference": "r.png",
                                                   "model": "m"}])
     assert main(["validate", str(good)]) == 0

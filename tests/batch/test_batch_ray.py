@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_batch_helpers import maze_corpus
+from batch_helpers import maze_corpus
 
 from cvcheck.batch import read_records, run_manifest
 from cvcheck.batch.store import comparable
@@ -37,13 +37,13 @@ def test_ray_local_instance_equals_process_pool(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_ray_timeout_and_grader_errors_become_error_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_batch_helpers import TARGET, TASK
+    from batch_helpers import TARGET, TASK
 
     from cvcheck import registry
     from cvcheck.batch import run_samples
 
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.setitem(registry.TASKS, TASK, TARGET)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setitem(registry.TASKS, TASK, registry.Task(TASK, TARGET))
     from cvcheck.batch.ray_executor import chunk_size
 
     samples = [{"id": "hang", "task": TASK, "answer": "x.png", "sleep": 120},

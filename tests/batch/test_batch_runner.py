@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_batch_helpers import TARGET, TASK, maze_corpus, write_jsonl
+from batch_helpers import TARGET, TASK, maze_corpus, write_jsonl
 
 from cvcheck import registry
 from cvcheck.batch import load_manifest, read_records, run_manifest, run_samples
@@ -69,12 +69,10 @@ def test_pool_equals_serial_on_real_mazes_and_caches_references(tmp_path: Path) 
     assert all(r["status"] == "ok" for r in ra.values())
     assert ra[next(iter(ra))]["sample"]["line"] >= 1
 
-    # the reference cache: one parse per reference file per worker
-    from cvcheck.batch.worker import install_reference_cache
+    # the reference cache: one parse per reference file per process
     from cvcheck.config import Config
     from cvcheck.maze import task as maze_task
 
-    install_reference_cache()
     ref = load_manifest(manifest).samples[0]["reference"]
     before = maze_task.load_reference.cache_info()
     maze_task.load_reference(ref, config=Config())

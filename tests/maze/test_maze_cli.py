@@ -65,12 +65,12 @@ def test_reference_that_is_not_a_maze_is_a_clear_error(files, capsys, tmp_path):
 
 
 def test_an_unexpected_bug_is_one_line_exit_3(files, capsys, monkeypatch):
-    import cvcheck.maze.verify as verify
+    import cvcheck.maze.task as task
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(verify, "analyse_maze_image", broken)
+    monkeypatch.setattr(task, "analyse_image", broken)
     monkeypatch.delenv("CVCHECK_DEBUG", raising=False)
     assert main(["maze", files["valid"], "--reference", files["ref"]]) == 3
     err = capsys.readouterr().err

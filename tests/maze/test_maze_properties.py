@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cvcheck.maze import verify_maze_image
+from cvcheck.maze import verify_image
 from cvcheck.maze.lattice import shortest_path
 from cvcheck.synth.maze_gen import make_maze
 from cvcheck.synth.maze_render import AnswerStyle, render_answer, render_solution
@@ -49,7 +49,7 @@ def test_a_path_inside_corridors_never_reports_a_crossing(params):
     answer = render_answer(spec.walls, start=spec.start, goal=spec.goal, path=walk,
                            style=_style(seed, size, polyline), rng=rng)
     before = answer.copy()
-    r = verify_maze_image(answer, render_solution(spec, cell_px=6))
+    r = verify_image(answer, render_solution(spec, cell_px=6))
     assert r.metrics["cross_wall"] == 0, r.details["crossings"]
     assert np.array_equal(answer, before)
 
@@ -83,6 +83,6 @@ def test_a_step_through_a_wall_is_always_caught_and_named(params):
         path = walk + list(shortest_path(spec.walls, walk[-1], cell))[1:] + [wall, beyond]
     answer = render_answer(spec.walls, start=spec.start, goal=spec.goal, path=path,
                            style=_style(seed, size, polyline), rng=rng)
-    r = verify_maze_image(answer, render_solution(spec, cell_px=6))
+    r = verify_image(answer, render_solution(spec, cell_px=6))
     assert r.metrics["cross_wall"] == 1
     assert list(wall) in [c["lattice"] for c in r.details["crossings"]]

@@ -13,8 +13,8 @@ import pytest
 from cvcheck.cli import main as cli_main
 from cvcheck.config import Config
 from cvcheck.errors import MediaError
-from cvcheck.maze.task import grade_sample
-from cvcheck.maze.video import verify_maze_video
+from cvcheck.maze import verify_video
+from cvcheck.maze.task import grade_sample, verify_video_file
 from cvcheck.schema import Result, Status
 from cvcheck.synth.maze_video import MazeVideoCase, VideoLook, make_video_case
 
@@ -53,7 +53,9 @@ def videos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[MazeVide
 
 def _verify(case: MazeVideoCase, source) -> Result:
     cfg = Config().with_overrides([f"maze.video_style={case.look.style}"])
-    return verify_maze_video(source, case.reference, config=cfg, id=case.id)
+    if isinstance(source, (str, Path)):
+        return verify_video_file(source, case.reference, config=cfg, id=case.id)
+    return verify_video(source, case.reference, config=cfg, id=case.id)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -140,13 +142,13 @@ def test_batch_sample_and_bad_videos(videos, tmp_path: Path) -> None:
     res = grade_sample({"id": "b", "answer": str(bad), "reference": str(ref)}, config=Config())
     assert res.status is Status.ERROR and res.error.code == "bad_media"
     with pytest.raises(MediaError):
-        verify_maze_video(tmp_path / "missing.mp4", case.spec)
+        verify_video_file(tmp_path / "missing.mp4", case.spec)
 
 
 def test_blank_video_is_unparseable(videos) -> None:
     case, _, _ = videos["valid"]
     blank = [np.full((120, 160, 3), 255, np.uint8)] * 5
-    result = verify_maze_video(blank, case.spec)
+    result = verify_video(blank, case.spec)
     assert result.status is Status.UNPARSEABLE and result.overall == 0.0
 
 
@@ -167,7 +169,7 @@ def test_truncated_video_is_graded_and_reported(videos, tmp_path: Path) -> None:
     cut = tmp_path / "cut.mp4"
     data = fast.read_bytes()
     cut.write_bytes(data[: int(len(data) * 0.7)])
-    result = verify_maze_video(cut, case.spec)
+    result = verify_video_file(cut, case.spec)
     assert result.status is Status.OK and result.metrics["truncated"] == 1
     assert result.metrics["frames"] < case.n_frames
     assert any("truncated" in n for n in result.details["notes"])

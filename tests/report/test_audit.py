@@ -85,7 +85,7 @@ def test_audit_cli_and_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
-    from test_batch_helpers import maze_corpus
+    from batch_helpers import maze_corpus
 
     from cvcheck.batch import read_records, run_manifest
 
@@ -102,7 +102,7 @@ def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
 
 def test_pixel_vs_recorded_judge_audit_through_the_batch_runner(tmp_path: Path) -> None:
     """MMGR's Table 5 use: the pixel verdicts vs a (recorded) VLM judge on the same samples."""
-    from test_batch_helpers import maze_corpus, write_jsonl
+    from batch_helpers import maze_corpus, write_jsonl
 
     from cvcheck.batch import load_manifest, read_records, run_manifest
 

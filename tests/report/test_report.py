@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_batch_helpers import maze_corpus
+from batch_helpers import maze_corpus
 
 from cvcheck.batch import read_records, run_manifest
 from cvcheck.cli import main

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_batch_helpers import maze_corpus
+from batch_helpers import maze_corpus
 
 from cvcheck.batch import run_manifest
 from cvcheck.media.image import load_image

@@ -9,6 +9,7 @@ from cvcheck.errors import InputError
 from cvcheck.sudoku.metrics import score_grid
 from cvcheck.sudoku.solver import count_solutions, make_puzzle, random_solution
 from cvcheck.sudoku.spec import SudokuSpec, is_valid_solution, parse_grid
+from cvcheck.sudoku.task import load_grid
 
 SOL4 = "1234341221434321"
 PUZ4 = "1.3..4.2.1.3...1"
@@ -19,10 +20,20 @@ def test_parse_grid_accepts_strings_json_lists_and_files(tmp_path):
     assert a.shape == (4, 4) and a[0, 2] == 0 and a.dtype == np.int8
     assert (parse_grid("[[1,2,0,4],[3,4,0,2],[2,0,4,3],[4,0,2,1]]") == a).all()
     assert (parse_grid(a.tolist()) == a).all() and (parse_grid(a.ravel().tolist()) == a).all()
+    assert (parse_grid("1204340220434021") == a).all()  # '0' is empty too
     f = tmp_path / "p.json"
     f.write_text('{"grid": [[1,2,0,4],[3,4,0,2],[2,0,4,3],[4,0,2,1]]}')
-    assert (parse_grid(str(f)) == a).all()
-    assert (parse_grid("1204340220434021") == a).all()  # '0' is empty too
+    t = tmp_path / "p.txt"
+    t.write_text("12.4\n34.2\n2.43\n4.21\n")
+    assert (parse_grid(load_grid(str(f))) == a).all() and (parse_grid(load_grid(t)) == a).all()
+    assert load_grid("12.4") == "12.4"  # not a path: unchanged
+    with pytest.raises(InputError, match="looks like a file path"):  # the array layer reads no files
+        parse_grid(str(f))
+    with pytest.raises(InputError, match="does not exist"):  # not read as a digit string
+        load_grid(str(tmp_path / "missing.json"))
+    (tmp_path / "bad.json").write_text("[[1, 2")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_grid(tmp_path / "bad.json")
 
 
 @pytest.mark.parametrize("bad", ["123", "12x4" * 4, "1" * 25, [[1, 2], [3, 4]], "5" * 16, "[[1,2"])

@@ -9,7 +9,8 @@ from cvcheck.errors import MediaError
 from cvcheck.registry import get_grader
 from cvcheck.schema import Result, Status
 from cvcheck.media.video import iter_frames
-from cvcheck.sudoku.video import verify_video_file, verify_video_frames
+from cvcheck.sudoku import verify_video
+from cvcheck.sudoku.task import verify_video_file
 from cvcheck.synth.sudoku import Style
 from cvcheck.synth.sudoku_video import make_video_case
 
@@ -20,7 +21,7 @@ STYLE = Style(size=256, pad=0.05, font="hershey-duplex", fill_color=(20, 40, 160
 @pytest.mark.parametrize("kind", ["gradual", "flicker", "late_clue_drift", "wrong_final", "all_at_once"])
 def test_video_kinds_match_their_labels(kind):
     case = make_video_case(5, n=4, kind=kind, frames=32, style=STYLE)
-    r = verify_video_frames(case.iter_frames(), case.puzzle, case.solution, config=CFG)
+    r = verify_video(case.iter_frames(), case.puzzle, case.solution, config=CFG)
     assert r.status is Status.OK
     got = {k: r.metrics[k] for k in ("clues_changed", "action_reflection")} | {"overall": int(r.overall)}
     want = {k: case.labels[k] for k in ("clues_changed", "action_reflection", "overall")}
@@ -75,5 +76,5 @@ def test_video_without_grid_is_unparseable():
 
     case = make_video_case(8, n=4, kind="gradual", frames=24, style=STYLE)
     frames = (np.full((128, 128, 3), 255, np.uint8) for _ in range(5))
-    r = verify_video_frames(frames, case.puzzle, case.solution, config=CFG)
+    r = verify_video(frames, case.puzzle, case.solution, config=CFG)
     assert r.status is Status.UNPARSEABLE and r.overall == 0.0
