@@ -161,7 +161,7 @@ OPTIONAL_GENERATORS = {
 
 def _optional_generators() -> dict[str, tuple[Callable[[Path, np.random.Generator, int], list[DemoItem]], int]]:
     """The optional generators whose synth module *and* verifier are installed."""
-    out = {}
+    out: dict[str, tuple[Callable[[Path, np.random.Generator, int], list[DemoItem]], int]] = {}
     for kind, (modules, make, count) in OPTIONAL_GENERATORS.items():
         try:
             for m in modules:

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..errors import InputError
 from ..config import Config
+from ..errors import InputError
 from ..registry import TASKS, Task, suggest
 
 PATH_FIELDS = frozenset({"answer", "reference", "references"})

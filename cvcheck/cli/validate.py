@@ -22,7 +22,7 @@ def _run(args: argparse.Namespace) -> int:
 
     m = load_manifest(args.manifest, check_files=not args.no_files, check_references=True)
     by_task = Counter(s["task"] for s in m.samples)
-    models = sorted({s.get("model") for s in m.samples if s.get("model")})
+    models = sorted({str(s["model"]) for s in m.samples if s.get("model")})
     if m.missing_files:
         for line, msg in m.missing_files[:50]:
             print(f"{args.manifest}:{line}: missing file: {msg}")

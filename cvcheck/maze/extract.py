@@ -147,7 +147,7 @@ def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray, *,
     small_ans = cv2.GaussianBlur(cv2.resize(dark.astype(np.float32), half, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
     warp = np.eye(2, 3, dtype=np.float32)
     try:
-        _, warp = cv2.findTransformECC(small_ref, small_ans, warp, cv2.MOTION_AFFINE,
+        _, warp = cv2.findTransformECC(small_ref, small_ans, warp, cv2.MOTION_AFFINE,  # type: ignore[call-overload]
                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-4), None, 3)
     except cv2.error:
         return canvas, None
@@ -220,9 +220,9 @@ def parse_reference(image: np.ndarray, *, lattice_shape: tuple[int, int] | None 
     red = cell_fractions(cls == colors.RED, lattice_shape)
     if green.max() < 0.2 or red.max() < 0.2:
         raise InputError("reference: start (green) or goal (red) marker not found")
-    start = np.unravel_index(int(np.argmax(green)), green.shape)
-    goal = np.unravel_index(int(np.argmax(red)), red.shape)
-    start, goal = (int(start[0]), int(start[1])), (int(goal[0]), int(goal[1]))
+    sr, sc = np.unravel_index(int(np.argmax(green)), green.shape)
+    gr, gc = np.unravel_index(int(np.argmax(red)), red.shape)
+    start, goal = (int(sr), int(sc)), (int(gr), int(gc))
     walls[start] = walls[goal] = False
     blue = cell_fractions(cls == colors.BLUE, lattice_shape) > 0.5
     on_path = blue & ~walls

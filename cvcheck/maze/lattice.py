@@ -18,8 +18,8 @@ Examples
 
 from __future__ import annotations
 
-from collections import deque
 import json
+from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
@@ -61,7 +61,7 @@ class MazeSpec:
         sol = tuple(solution) if solution is not None else shortest_path(walls, s, g)
         walls = walls.copy()
         walls.setflags(write=False)
-        return cls(walls=walls, start=s, goal=g, solution=tuple(tuple(map(int, c)) for c in sol))
+        return cls(walls=walls, start=s, goal=g, solution=tuple((int(c[0]), int(c[1])) for c in sol))
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import cv2
 import numpy as np
 
 from ..schema import Result
-from .lattice import Cell
 from .image import MazeImageAnalysis
+from .lattice import Cell
 
 MISSED = (255, 200, 0)     # solution cells the answer did not cover
 EXTRA = (200, 0, 200)      # answer cells off the solution
@@ -15,7 +17,7 @@ CROSSED = (255, 0, 0)      # crossed wall cells
 OUTLINE = (0, 170, 255)    # reference walls
 
 
-def _tint(img: np.ndarray, cells: list[Cell] | set[Cell], k: int, colour: tuple[int, int, int], alpha: float) -> None:
+def _tint(img: np.ndarray, cells: Iterable[Cell], k: int, colour: tuple[int, int, int], alpha: float) -> None:
     for r, c in cells:
         patch = img[r * k:(r + 1) * k, c * k:(c + 1) * k]
         patch[:] = (patch * (1 - alpha) + np.array(colour) * alpha).astype(np.uint8)
@@ -59,6 +61,6 @@ def render_overlay(analysis: MazeImageAnalysis, result: Result, *, min_side: int
     cv2.drawContours(img, contours, -1, OUTLINE, max(1, k // 12))
     for (r, c), _share in analysis.crossing.crossed:
         cv2.rectangle(img, (c * k, r * k), ((c + 1) * k - 1, (r + 1) * k - 1), CROSSED, max(2, k // 6))
-    for r, c, _area in analysis.loops:
-        cv2.circle(img, (int(c * k), int(r * k)), int(0.8 * k), CROSSED, max(2, k // 8))
+    for row, col, _area in analysis.loops:
+        cv2.circle(img, (int(col * k), int(row * k)), int(0.8 * k), CROSSED, max(2, k // 8))
     return header(img, result)

@@ -79,5 +79,5 @@ def hue_mask(hsv: np.ndarray, hue: tuple[int, int], *, min_saturation: int, min_
     lo, hi = hue
     if lo <= hi:
         return cv2.inRange(hsv, (lo, min_saturation, min_value), (hi, 255, 255))
-    return (cv2.inRange(hsv, (lo, min_saturation, min_value), (180, 255, 255))
-            | cv2.inRange(hsv, (0, min_saturation, min_value), (hi, 255, 255)))
+    return cv2.bitwise_or(cv2.inRange(hsv, (lo, min_saturation, min_value), (180, 255, 255)),
+                          cv2.inRange(hsv, (0, min_saturation, min_value), (hi, 255, 255)))

@@ -93,7 +93,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
             used_b.add(b)
             active[a].frames.append(t)
             active[a].blobs.append(blobs[b])
-        still = []
+        still: list[Tracklet] = []
         for a, tr in enumerate(active):
             (still if a in used_a else done).append(tr)
         for b, blob in enumerate(blobs):

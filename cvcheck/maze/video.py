@@ -22,7 +22,15 @@ from .metrics import PathMatch, path_loops, path_match, upscale_cells
 from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .video_frames import FrameAnalyser, FrameObs
-from .video_metrics import NEAR_GOAL, CrossingReport, Settling, WallGeometry, analyse_crossings, cell_path, goal_settling
+from .video_metrics import (
+    NEAR_GOAL,
+    CrossingReport,
+    Settling,
+    WallGeometry,
+    analyse_crossings,
+    cell_path,
+    goal_settling,
+)
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
 GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell

@@ -227,6 +227,7 @@ class FrameReader:
         import av
 
         container = self._container
+        assert container is not None  # files only
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         packets = errors = 0

@@ -3,6 +3,7 @@ disagreeing samples link to their overlays (reused from a report folder when the
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -44,6 +45,10 @@ def _markdown(audit: Any) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _keep_if_in(ids: set[str], record: dict[str, Any]) -> dict[str, Any] | None:
+    return record if str(record["id"]) in ids else None
+
+
 def _full_records(audit: Any, ids: list[str]) -> dict[str, Any]:
     """The records to draw overlays from (side A when it has a sample), details included:
     audits built from files hold slim records, so these are read again, once per file."""
@@ -56,7 +61,7 @@ def _full_records(audit: Any, ids: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path, want in ((audit.sources[0], want_a), (audit.sources[1], want_b)):
         if want:
-            out.update(read_records(path, keep=lambda r, w=want: r if str(r["id"]) in w else None).by_id())
+            out.update(read_records(path, keep=functools.partial(_keep_if_in, want)).by_id())
     return out
 
 

@@ -124,7 +124,7 @@ def _drop_line_runs(mask: np.ndarray) -> np.ndarray:
     vert = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((max(3, int(0.75 * h)), 1), np.uint8))
     horiz[bh:h - bh] = 0
     vert[:, bw:w - bw] = 0
-    runs = horiz | vert
+    runs = cv2.bitwise_or(horiz, vert)
     if not runs.any():
         return mask
     return mask & (1 - cv2.dilate(runs, np.ones((3, 3), np.uint8)))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..vision.arrays import as_rgb
 from ..schema import Result
+from ..vision.arrays import as_rgb
 
 _COLORS = {"wrong": (220, 30, 30), "clue": (200, 0, 200), "clash": (255, 140, 0), "low": (230, 200, 0)}
 
@@ -28,7 +28,7 @@ def render_overlay(image: np.ndarray, result: Result) -> np.ndarray:
         return out
     n = len(grid)
     quad = np.asarray(corners, np.float32)[:, ::-1]  # (row, col) -> (x, y)
-    unit = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+    unit = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     h = cv2.getPerspectiveTransform(unit, quad)
 
     def to_img(pts: np.ndarray) -> np.ndarray:
@@ -47,15 +47,15 @@ def render_overlay(image: np.ndarray, result: Result) -> np.ndarray:
     thick = max(1, round(min(out.shape[:2]) / 300))
     cv2.polylines(out, [np.round(quad).astype(np.int32)], True, (0, 170, 0), thick)
     for (r, c), color in marks.items():
-        box = to_img(np.float32([[c + 0.06, r + 0.06], [c + 0.94, r + 0.06], [c + 0.94, r + 0.94], [c + 0.06, r + 0.94]]))
+        box = to_img(np.array([[c + 0.06, r + 0.06], [c + 0.94, r + 0.06], [c + 0.94, r + 0.94], [c + 0.06, r + 0.94]], np.float32))
         cv2.polylines(out, [np.round(box).astype(np.int32)], True, color, thick + 1)
     scale = max(0.3, (np.linalg.norm(quad[1] - quad[0]) / n) / 70)
     for r in range(n):
         for c in range(n):
             v = grid[r][c]
             if v:
-                x, y = to_img(np.float32([[c + 0.08, r + 0.3]]))[0]
-                cv2.putText(out, "?" if v < 0 else str(v), (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                x, y = to_img(np.array([[c + 0.08, r + 0.3]], np.float32))[0]
+                cv2.putText(out, "?" if v < 0 else str(v), (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, float(scale),
                             marks.get((r, c), (0, 150, 0)), max(1, thick), cv2.LINE_AA)
     _banner(out, banner)
     return out

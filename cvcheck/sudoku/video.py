@@ -186,6 +186,7 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec, *, config: Sud
             read_sig[r, :, c, :] = sig[r, :, c, :]
             never_read[r, c] = False
             tl.cell_reads += 1
+            assert boxes is not None  # set with the first grid fit
             top, bottom, left, right = boxes[r, c]
             patch = fit.canvas[top:max(bottom, top + 1), left:max(right, left + 1)]
             mask = digit_mask(patch, core=core)
@@ -245,7 +246,7 @@ def _register(fit: GridFit, ref: np.ndarray | None, window: np.ndarray | None) -
         return None
     if np.hypot(dx, dy) < 0.35:  # below this, resampling would blur more than it aligns
         return fit
-    m = np.float32([[1, 0, -dx], [0, 1, -dy]])
+    m = np.array([[1, 0, -dx], [0, 1, -dy]], np.float32)
     canvas = cv2.warpAffine(fit.canvas, m, fit.canvas.shape[::-1], flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)
     return replace(fit, canvas=canvas)

@@ -98,7 +98,8 @@ def _corridor_neighbours(walls: np.ndarray, p: Cell) -> list[Cell]:
 def _branch_from(walls: np.ndarray, root: Cell, avoid: set[Cell], rng: np.random.Generator,
                  max_len: int) -> list[Cell]:
     """A dead-end excursion from ``root`` into corridors outside ``avoid`` (lattice cells)."""
-    branch, cur, seen = [], root, set(avoid)
+    branch: list[Cell] = []
+    cur, seen = root, set(avoid)
     while len(branch) < max_len:
         options = [q for q in _corridor_neighbours(walls, cur) if q not in seen]
         if not options:
@@ -285,6 +286,10 @@ def _label_is_clear(labels: dict[str, Any], cfg: MazeConfig) -> bool:
 
 # -- styles -------------------------------------------------------------------------------
 
+def _rgb(values: np.ndarray) -> tuple[int, int, int]:
+    return (int(values[0]), int(values[1]), int(values[2]))
+
+
 def _shift(rgb: tuple[int, int, int], rng: np.random.Generator, amount: int) -> tuple[int, int, int]:
     return tuple(int(np.clip(v + rng.integers(-amount, amount + 1), 0, 255)) for v in rgb)  # type: ignore[return-value]
 
@@ -296,8 +301,8 @@ def random_style(spec: MazeSpec, rng: np.random.Generator, *, defect: str) -> An
     palette = dict(MMGR_PALETTE)
     if rng.random() < 0.6:
         palette = {
-            "wall": tuple(int(v) for v in rng.integers(0, 50, 3)),
-            "floor": tuple(int(v) for v in rng.integers(225, 256, 3)),
+            "wall": _rgb(rng.integers(0, 50, 3)),
+            "floor": _rgb(rng.integers(225, 256, 3)),
             "start": _shift((30, 200, 60), rng, 30),
             "goal": _shift((220, 30, 30), rng, 30),
             "path": _shift((20, 40, 230), rng, 25),

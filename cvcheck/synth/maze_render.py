@@ -136,7 +136,9 @@ def degrade(img: np.ndarray, style: AnswerStyle, *, seed: int = 0) -> np.ndarray
     h, w = img.shape[:2]
     pads = [int(round(top * h)), int(round(bottom * h)), int(round(left * w)), int(round(right * w))]
     if any(pads):
-        img = cv2.copyMakeBorder(img, *pads, cv2.BORDER_CONSTANT, value=tuple(int(v) for v in style.background))
+        top_px, bottom_px, left_px, right_px = pads
+        img = cv2.copyMakeBorder(img, top_px, bottom_px, left_px, right_px, cv2.BORDER_CONSTANT,
+                                 value=[int(v) for v in style.background])
     if style.rotation_deg:
         h, w = img.shape[:2]
         rot = cv2.getRotationMatrix2D((w / 2, h / 2), style.rotation_deg, 1.0)
@@ -152,5 +154,7 @@ def degrade(img: np.ndarray, style: AnswerStyle, *, seed: int = 0) -> np.ndarray
         img = np.clip(img + noise, 0, 255).astype(np.uint8)
     if style.jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", img[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)[:, :, ::-1]
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        assert ok and decoded is not None
+        img = decoded[:, :, ::-1]
     return np.ascontiguousarray(img)

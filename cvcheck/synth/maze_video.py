@@ -39,55 +39,11 @@ from ..maze.video_metrics import WallGeometry
 from .maze_cases import _edit_walls, _with_excursions, path_truth
 from .maze_gen import make_maze
 from .maze_render import render_solution
+from .maze_video_look import MMGR_AGENTS, PLOT_AGENTS, SIZES, VideoLook, VideoPlan
 from .maze_video_render import render_frames, write_mp4
 
 BEHAVIOURS = ("valid", "teleport", "wall_pass", "stop_short", "reach_leave", "walls_fade", "walls_morph",
               "walls_minor", "goal_moves", "vanish", "backtrack", "distractor")
-RGB = tuple[int, int, int]
-SIZES = ((480, 640), (480, 854), (540, 960), (600, 800), (720, 1280))
-MMGR_AGENTS: tuple[RGB, ...] = ((0, 255, 0), (40, 200, 60), (0, 190, 110), (120, 225, 30))
-PLOT_AGENTS: tuple[RGB, ...] = ((30, 60, 230), (0, 110, 255), (70, 40, 220))
-
-
-@dataclass(frozen=True)
-class VideoLook:
-    """How a video is drawn, encoded and degraded."""
-
-    style: str = "mmgr"                 #: "mmgr" (lattice) or "mazeplot" (thin lines, icons)
-    size: tuple[int, int] = (480, 640)  #: (height, width), even
-    fps: int = 24
-    crf: int = 23                       #: x264 quality (higher = more compressed)
-    blur_sigma: float = 0.0             #: Gaussian blur, output pixels
-    jitter_px: int = 0                  #: whole-frame random shift per frame
-    agent_rgb: RGB = (0, 255, 0)
-    agent_drift: float = 0.0            #: agent hue change over the video (OpenCV hue units)
-    agent_scale: float = 0.9            #: agent size relative to a corridor
-    goal_on_top: bool = False           #: the goal is drawn over the agent (occlusion)
-    goal_scale: float = 1.0
-    line_px: int = 1                    #: mazeplot wall thickness
-    maze_fraction: float = 0.9          #: maze side / min(height, width)
-    background: int = 255
-    trail: float = 0.0                  #: the agent draws a trail this wide (fraction of its size; 0 = none)
-    leave_start: bool = False           #: a copy of the agent stays on the start cell
-    smooth: int = 0                     #: moving-average window (frames) rounding corners of the motion
-    zoom: float = 0.0                   #: camera zoom drift over the video (0.04 = 4 % larger at the end)
-
-
-@dataclass
-class VideoPlan:
-    """Per-frame ground truth of a synthetic video."""
-
-    positions: np.ndarray               #: (T, 2) agent centre in lattice coordinates, NaN = hidden
-    walk: list[Cell]                    #: lattice cells the agent passed (wall cells when crossing)
-    walls: list[np.ndarray]             #: wall lattices used
-    wall_state: np.ndarray              #: (T,) index into ``walls``
-    fade: np.ndarray                    #: (T,) wall grey level (0 = black)
-    goal: list[Cell]                    #: (T) goal lattice cell per frame
-    distractor: list[Cell | None]       #: (T) distractor lattice cell or None
-    teleports: int = 0
-    stops_on_goal: bool = True
-
-
 @dataclass
 class MazeVideoCase:
     """A labelled synthetic answer video (frames rendered on demand, streamed)."""
@@ -243,9 +199,9 @@ def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Genera
         # (the labels say "no crossing"; the drawing must agree).
         # (lattice style: the agent square may not reach into a wall's eroded core either).
         core = WallGeometry(spec, erosion=0.3)
-        q = 8
-        free = cv2.distanceTransform((~np.repeat(np.repeat(spec.walls, q, 0), q, 1)).astype(np.uint8),
-                                     cv2.DIST_L2, 3) / q
+        px = 8
+        free = cv2.distanceTransform((~np.repeat(np.repeat(spec.walls, px, 0), px, 1)).astype(np.uint8),
+                                     cv2.DIST_L2, 3) / px
         margin = 0.0 if look.style == "mazeplot" else max(0.0, 0.5 * look.agent_scale - 0.3)
         for w in range(int(look.smooth), 1, -1):
             padded = np.pad(positions, ((w // 2, w - 1 - w // 2), (0, 0)), mode="edge")

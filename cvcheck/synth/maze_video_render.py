@@ -6,18 +6,13 @@ import colorsys
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from ..errors import InputError
 from ..maze.lattice import MazeSpec
-
-if TYPE_CHECKING:
-    from .maze_video import VideoLook, VideoPlan
-
-RGB = tuple[int, int, int]
+from .maze_video_look import RGB, VideoLook, VideoPlan
 
 
 def write_mp4(frames: Iterable[np.ndarray], path: str | os.PathLike, *, fps: int = 24, crf: int = 23,
@@ -178,7 +173,7 @@ def render_frames(spec: MazeSpec, plan: VideoPlan, look: VideoLook, *, seed: int
                 _square(maze, ax, ay, 0.5 * cell * look.agent_scale, colour)
         if look.goal_on_top:
             draw_goal()
-        frame = np.full((h, w, 3), look.background, np.uint8)
+        frame: np.ndarray = np.full((h, w, 3), look.background, np.uint8)
         frame[y0:y0 + side, x0:x0 + side] = maze
         if look.zoom:
             z = 1.0 + look.zoom * t / max(1, total - 1)
@@ -187,7 +182,7 @@ def render_frames(spec: MazeSpec, plan: VideoPlan, look: VideoLook, *, seed: int
             frame = cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if look.jitter_px:
             dx, dy = rng.integers(-look.jitter_px, look.jitter_px + 1, 2)
-            frame = cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
+            frame = cv2.warpAffine(frame, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (w, h),
                                    borderMode=cv2.BORDER_REPLICATE)
         if look.blur_sigma:
             frame = cv2.GaussianBlur(frame, (0, 0), look.blur_sigma)

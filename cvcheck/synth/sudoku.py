@@ -72,12 +72,16 @@ class Style:
     seed: int = 0                   #: for the uneven lines and perspective jitter
 
 
+def _rgb(values: np.ndarray) -> tuple[int, int, int]:
+    return (int(values[0]), int(values[1]), int(values[2]))
+
+
 def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None) -> Style:
     """A random plausible style within the documented ranges."""
     fonts = list(fonts or font_choices())
     clue = _INKS[int(rng.integers(0, 2))]
     fill = clue if rng.random() < 0.3 else _INKS[int(rng.integers(2, len(_INKS)))]
-    bg = (255, 255, 255) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(225, 256, 3))
+    bg = (255, 255, 255) if rng.random() < 0.7 else _rgb(rng.integers(225, 256, 3))
     rotation = float(rng.uniform(-2, 2)) if rng.random() < 0.4 else 0.0
     perspective = float(rng.uniform(0, 0.02)) if rng.random() < 0.25 else 0.0
     # keep the whole grid inside the frame when it is rotated or skewed
@@ -94,7 +98,7 @@ def random_style(rng: np.random.Generator, *, fonts: Sequence[str] | None = None
         font=fonts[int(rng.integers(len(fonts)))],
         digit_scale=float(rng.uniform(0.5, 0.72)),
         clue_color=clue, fill_color=fill,
-        line_color=(0, 0, 0) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(40, 110, 3)),
+        line_color=(0, 0, 0) if rng.random() < 0.7 else _rgb(rng.integers(40, 110, 3)),
         background=bg,
         thin=float(rng.uniform(0.015, 0.05)), thick=float(rng.uniform(0.05, 0.1)),
         uneven=uneven, cell_lines=bool(rng.random() < 0.9),
@@ -182,7 +186,7 @@ def _digit(arr: np.ndarray, d: int, cx: float, cy: float, height: float, color: 
 def _degrade(arr: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarray:
     s = arr.shape[0]
     if style.rotation or style.perspective:
-        src = np.float32([[0, 0], [s, 0], [s, s], [0, s]])
+        src = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32)
         jitter = rng.uniform(-style.perspective, style.perspective, (4, 2)) * s
         rot = cv2.getRotationMatrix2D((s / 2, s / 2), style.rotation, 1.0)
         dst = (np.hstack([src, np.ones((4, 1), np.float32)]) @ rot.T + jitter).astype(np.float32)

@@ -67,7 +67,7 @@ class VideoCase:
             frame = cache[int(s)]
             if self.shake:
                 dx, dy = rng.uniform(-self.shake, self.shake, 2)
-                m = np.float32([[1, 0, dx], [0, 1, dy]])
+                m = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
                 frame = cv2.warpAffine(frame, m, frame.shape[1::-1], flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_REPLICATE)
             if self.noise:
@@ -178,12 +178,12 @@ def make_video_case(seed: int, *, n: int | None = None, kind: str | None = None,
     labels["clues_changed"] = int(clue_changed or labels["clues_changed"])
     labels["overall"] = int(labels["clues_changed"] == 0 and labels["constraint_violation"] == 0
                             and labels["completion_accuracy"] == 1)
-    steps = per_frame[1:]
-    avg = float(steps.mean())
+    active = per_frame[1:]
+    avg = float(active.mean())
     limit = REFLECTION["avg_4"] if n <= 4 else REFLECTION["avg_9"]
-    labels["action_reflection"] = int(avg <= limit and steps.max() / (n * n) <= REFLECTION["max_frac"]
-                                      and (steps > 0).mean() >= REFLECTION["min_active"])
-    labels["total_updates"] = int(steps.sum())
+    labels["action_reflection"] = int(avg <= limit and active.max() / (n * n) <= REFLECTION["max_frac"]
+                                      and (active > 0).mean() >= REFLECTION["min_active"])
+    labels["total_updates"] = int(active.sum())
     drawn_noise = float(rng.uniform(1.0, 5.0)) if rng.random() < 0.5 else 0.0
     drawn_shake = float(rng.uniform(0.2, 1.0)) if rng.random() < 0.3 else 0.0
     noise = drawn_noise if noise is None else noise

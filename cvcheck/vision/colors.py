@@ -51,7 +51,7 @@ def classify(image: np.ndarray, *, rules: ColorRules = DEFAULT_RULES,
     lo_s, lo_v = rules.min_saturation, max(rules.min_value, rules.dark_max_value)
     # inRange is inclusive and far faster than numpy boolean algebra on 3 planes.
     red = cv2.inRange(hsv, (0, lo_s, lo_v), (rules.red_hue[0] - 1, 255, 255))
-    red |= cv2.inRange(hsv, (rules.red_hue[1] + 1, lo_s, lo_v), (180, 255, 255))
+    red = cv2.bitwise_or(red, cv2.inRange(hsv, (rules.red_hue[1] + 1, lo_s, lo_v), (180, 255, 255)))
     out[red > 0] = RED
     out[cv2.inRange(hsv, (rules.green_hue[0], lo_s, lo_v), (rules.green_hue[1], 255, 255)) > 0] = GREEN
     out[cv2.inRange(hsv, (rules.blue_hue[0], lo_s, lo_v), (rules.blue_hue[1], 255, 255)) > 0] = BLUE
