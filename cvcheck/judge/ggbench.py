@@ -174,7 +174,8 @@ def aggregate(items: Sequence[Mapping[str, Part]], *, denominator: int | str = "
     missing, unparseable : str or mapping metric -> str, optional
         ``min`` / ``zero`` / ``exclude`` (defaults ``min`` and ``exclude``); cvcheck parser only.
     parser : {"cvcheck", "upstream"}
-        Whose reading of the replies is summed (see the module docstring).
+        Whose reading of the replies is summed (see the module docstring). The ``n_ok`` ...
+        ``n_error`` counts are cvcheck's statuses under either parser.
     """
     if denominator != "items" and not (isinstance(denominator, int) and not isinstance(denominator, bool)
                                        and denominator > 0):
