@@ -245,12 +245,12 @@ def lpips(generated: Any, reference: Any, *, weights: str | Path | None,
     Frames ``(H, W[, C])`` or ``(T, H, W[, C])``, uint8, uint16 or float, at least 31x31
     pixels; they are mapped to [-1, 1] as LPIPS expects. Weight files: module docstring.
     """
-    torch = _torch()
     g, r = _pairs(generated, reference)
     if min(g.shape[1:3]) < 31:
         raise InputError(f"LPIPS (AlexNet) needs frames of at least 31x31 pixels, got {g.shape[1:3]}")
-    convs, lins = _lpips_params(weights, backbone_weights)
     bs = _positive_int(batch_size, "batch_size")
+    convs, lins = _lpips_params(weights, backbone_weights)  # names an empty setting before importing torch
+    torch = _torch()
     shift = torch.tensor(_SHIFT).view(1, 3, 1, 1)
     scale = torch.tensor(_SCALE).view(1, 3, 1, 1)
 
