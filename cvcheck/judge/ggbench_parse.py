@@ -31,8 +31,8 @@ _NUM = r"(?<![-\u2212\d.])(\d+(?:\.\d+)?)"  # not the tail of a number or of a n
 _SCALE = re.compile(r"[(\[<]\s*(?:\d+\s*(?:-|\u2013|\u2014|~|to)\s*\d+|out\s+of\s+\d+)\s*[)\]>]", re.I)
 _SCORE_PATTERNS = (
     re.compile(rf"^\W*{_NUM}\W*$"),                                   # "4", "**4**", "5." alone on line 1
-    re.compile(rf"{_NUM}\s*(?:/|out\s+of)\s*5\b", re.I),              # "4/5", "4 out of 5"
     re.compile(rf"\b(?:score|rating)\b(?:\s+(?:is|of))?\W*{_NUM}", re.I),  # "Score: 4", "The score is 4"
+    re.compile(rf"{_NUM}\s*(?:/|out\s+of)\s*5\b", re.I),              # "4/5", "4 out of 5"
 )
 _MID_LABELS = (("step_accuracy", r"step[-_ ]accuracy"), ("process_consistency", r"process[-_ ]consistency"),
                ("problem_solution_accuracy", r"problem[-_ ]solution[-_ ]accuracy"))
@@ -47,9 +47,9 @@ def _drop_scales(text: str) -> str:
 def parse_score(text: str | None) -> float | None:
     """cvcheck's reading of a 1-5 rubric score, or None (unparseable).
 
-    Accepts the score alone on the first line (``4``, ``**4**``, ``5.``, ``3.5``), ``4/5`` or
-    ``4 out of 5`` anywhere, and ``Score: 4`` / ``Rating (1-5): 4`` / ``the score is 4``.
-    Values outside 1-5 are unparseable.
+    Tried in order: the score alone on the first line (``4``, ``**4**``, ``5.``, ``3.5``);
+    ``Score: 4`` / ``Rating (1-5): 4`` / ``the score is 4``; ``4/5`` or ``4 out of 5``
+    anywhere. Values outside 1-5 are unparseable.
     """
     if not text:
         return None

@@ -54,6 +54,7 @@ SCORE_REPLIES = [
     ("4 out of 5", 4.0, 0.0),
     ("Score: 4", 4.0, 0.0),
     ("Score: 4/5", 4.0, 0.0),
+    ("Step 3/5 misses a point. Score: 2", 2.0, 0.0),          # the labelled score, not a step count
     ("**Score:** 5", 5.0, 0.0),
     ("Rating: 2", 2.0, 0.0),
     ("The score is 4.", 4.0, 0.0),
