@@ -4,7 +4,10 @@ Upstream (``evaluate.py``): VLM-T = sum(text score) / (N * 5) x 100; VLM-I-Res =
 sum(final-image score) / (N * 5) x 100; VLM-I-Mid = sum((Step Accuracy + Process
 Consistency) / 2) / (N * 5) x 100; VLM-I = (Mid + Res) / 2; scores are 1-5.
 
-Policies (explicit, per metric; counts of each case are always reported):
+Every item keeps two readings of each judge reply (:mod:`.ggbench_parse`): cvcheck's
+(``Part.value``, with a status) and upstream's (``Part.upstream``). ``aggregate`` uses one:
+
+``parser="cvcheck"`` (default), with explicit policies (counts of each case are reported):
 
 ``denominator``
     ``"items"`` (default): N = the items that count for that metric after the
@@ -14,17 +17,18 @@ Policies (explicit, per metric; counts of each case are always reported):
     own "missing -> 1", as upstream) scores 1, ``"zero"`` scores 0, ``"exclude"``
     drops the item from that metric.
 ``unparseable``
-    The judge's reply holds no score in 1-5. ``"exclude"`` (default), ``"zero"``
-    (upstream for text/final image), ``"min"`` (upstream for the long image).
+    The judge's reply holds no readable 1-5 score (for the long image: Step Accuracy or
+    Process Consistency is unreadable). ``"exclude"`` (default), ``"zero"`` or ``"min"``.
     Judge transport failures are ``error`` results and always excluded.
 
-Parsing accepts ``4`` (alone on the first line), ``**4**``, ``4/5``, ``Score: 4``, and for the long image
-``**Step Accuracy:** 4`` / ``Step Accuracy: 4/5`` lines.
+``parser="upstream"`` (``UPSTREAM``, the CLI's ``--upstream``): every item counts with the
+value upstream gives it: its parser's reading of the reply, 1 for a missing input or a
+failed judge call (upstream's ``except`` branch), N = 1411. ``missing`` / ``unparseable``
+do not apply.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -33,39 +37,16 @@ from ..errors import InputError
 from . import ggbench_prompts
 from .client import JudgeClient, JudgeRequest
 from .content import image_part, user_message
+from .ggbench_parse import parse_mid, parse_score, upstream_mid, upstream_mid_value, upstream_score
 
 if TYPE_CHECKING:
     from ..schema import Result
 
 METRICS = ("vlm_t", "vlm_i_res", "vlm_i_mid")
-UPSTREAM = {"denominator": 1411, "missing": "min",
-            "unparseable": {"vlm_t": "zero", "vlm_i_res": "zero", "vlm_i_mid": "min"}}
-_NUM = r"(\d+(?:\.\d+)?)"
-
-
-def parse_score(text: str | None) -> float | None:
-    """A 1-5 rubric score from a reply, or None."""
-    if not text:
-        return None
-    s = text.strip()
-    first = s.splitlines()[0] if s else ""
-    for pat, where in ((rf"^\W*{_NUM}\W*$", first), (rf"{_NUM}\s*/\s*5\b", s), (rf"\b(?:score|rating)\b\W*{_NUM}", s)):
-        m = re.search(pat, where, re.I)
-        if m:
-            v = float(m.group(1))
-            return v if 1.0 <= v <= 5.0 else None
-    return None
-
-
-def parse_mid(text: str | None) -> dict[str, float]:
-    """``step_accuracy``, ``process_consistency``, ``problem_solution_accuracy`` found in a reply."""
-    out: dict[str, float] = {}
-    for key, label in (("step_accuracy", "step accuracy"), ("process_consistency", "process consistency"),
-                       ("problem_solution_accuracy", "problem[- ]solution accuracy")):
-        m = re.search(rf"{label}\W*?[:：=]?\W*{_NUM}(?:\s*/\s*5)?", text or "", re.I)
-        if m and 1.0 <= float(m.group(1)) <= 5.0:
-            out[key] = float(m.group(1))
-    return out
+#: upstream ``evaluate.py``: its parser (missing inputs and judge failures score 1) and N = 1411
+UPSTREAM: dict[str, Any] = {"denominator": 1411, "parser": "upstream"}
+__all__ = ["METRICS", "UPSTREAM", "Part", "aggregate", "evaluate_item", "grade_sample", "load_items",
+           "parse_mid", "parse_score", "requests_for", "upstream_mid", "upstream_score"]
 
 
 @dataclass
@@ -76,14 +57,14 @@ class Part:
     value: float | None = None
     judge: dict[str, Any] | None = None
     extra: dict[str, float] = field(default_factory=dict)
+    #: the value upstream ``evaluate.py`` gives this item for this metric
+    upstream: float | None = None
 
 
 def _path(item: Mapping[str, Any], *keys: str) -> str | None:
-    for k in keys:
-        v = item.get(k)
-        if v and Path(str(v)).is_file():
-            return str(v)
-    return None
+    """The first key that is set, if its file exists (upstream: ``a or b or c``, then exists)."""
+    v = next((item.get(k) for k in keys if item.get(k)), None)
+    return str(v) if v and Path(str(v)).is_file() else None
 
 
 def requests_for(item: Mapping[str, Any], *, templates: Mapping[str, str] | None = None
@@ -114,14 +95,15 @@ def _requests(item: Mapping[str, Any], t: Mapping[str, str], params: dict[str, A
     return out
 
 
-def _from_reply(metric: str, text: str | None) -> Part:
+def _from_reply(metric: str, text: str) -> Part:
     if metric == "vlm_i_mid":
         got = parse_mid(text)
+        up = upstream_mid_value(text)
         if "step_accuracy" in got and "process_consistency" in got:
-            return Part("ok", (got["step_accuracy"] + got["process_consistency"]) / 2, extra=got)
-        return Part("unparseable", extra=got)
+            return Part("ok", (got["step_accuracy"] + got["process_consistency"]) / 2, extra=got, upstream=up)
+        return Part("unparseable", extra=got, upstream=up)
     v = parse_score(text)
-    return Part("ok", v) if v is not None else Part("unparseable")
+    return Part("ok" if v is not None else "unparseable", v, upstream=upstream_score(text))
 
 
 def evaluate_item(item: Mapping[str, Any], *, client: JudgeClient | None = None,
@@ -133,50 +115,88 @@ def evaluate_item(item: Mapping[str, Any], *, client: JudgeClient | None = None,
     reqs = None
     parts: dict[str, Part] = {}
     for metric in METRICS:
-        if isinstance(recorded[metric], str):
-            part = _from_reply(metric, recorded[metric])
-            part.judge = {"source": "recorded", "raw_reply": recorded[metric]}
+        text = recorded[metric]
+        if isinstance(text, str):
+            part = _from_reply(metric, text)
+            part.judge = {"source": "recorded", "raw_reply": text}
         else:
             if reqs is None:
                 reqs = requests_for(item, templates=templates)
             req = reqs[metric]
             if req is None:
-                part = Part("missing")
+                part = Part("missing", upstream=1.0)  # upstream: a missing input scores "1"
             elif client is None:
                 part = Part("error", judge={"error": "no judge and no recorded reply"})
             else:
                 reply = client.complete(req)
-                part = _from_reply(metric, reply.text) if reply.ok else Part("error")
+                # upstream: a failed judge call is caught and scores "1"
+                part = _from_reply(metric, reply.text) if reply.text is not None else Part("error", upstream=1.0)
                 part.judge = reply.record()
         parts[metric] = part
     return parts
 
 
 def _policy(value: Any, metric: str) -> str:
-    return value.get(metric, "exclude") if isinstance(value, Mapping) else value
+    pol = value.get(metric, "exclude") if isinstance(value, Mapping) else value
+    if pol not in ("min", "zero", "exclude"):
+        raise InputError(f"policy must be min, zero or exclude, got {pol!r}")
+    return str(pol)
+
+
+def _counted(p: Part, metric: str, parser: str, missing: Any, unparseable: Any) -> float | None:
+    """The value one part adds to its metric's sum, or None when it is left out."""
+    if parser == "upstream":
+        if p.upstream is not None:
+            return p.upstream
+        if p.status in ("missing", "error"):
+            return 1.0
+        raise InputError(f"a {metric} part ({p.status}) has no upstream value: build parts with evaluate_item")
+    if p.status == "ok":
+        return float(p.value or 0.0)
+    if p.status in ("missing", "unparseable"):
+        pol = _policy(missing if p.status == "missing" else unparseable, metric)
+        return None if pol == "exclude" else 1.0 if pol == "min" else 0.0
+    return None
 
 
 def aggregate(items: Sequence[Mapping[str, Part]], *, denominator: int | str = "items",
-              missing: str | Mapping[str, str] = "min",
-              unparseable: str | Mapping[str, str] = "exclude") -> dict[str, Any]:
-    """Benchmark scores (0-100, unrounded and rounded to 2 places) and per-case counts."""
-    if denominator != "items" and not (isinstance(denominator, int) and denominator > 0):
+              missing: str | Mapping[str, str] | None = None,
+              unparseable: str | Mapping[str, str] | None = None,
+              parser: str = "cvcheck") -> dict[str, Any]:
+    """Benchmark scores (0-100, unrounded and rounded to 2 places) and per-case counts.
+
+    Parameters
+    ----------
+    items : sequence of mappings metric -> Part
+        From :func:`evaluate_item`.
+    denominator : "items" or int
+        N of Σ score / (N·5) x 100: the items counted, or a fixed number (upstream: 1411).
+    missing, unparseable : str or mapping metric -> str, optional
+        ``min`` / ``zero`` / ``exclude`` (defaults ``min`` and ``exclude``); cvcheck parser only.
+    parser : {"cvcheck", "upstream"}
+        Whose reading of the replies is summed (see the module docstring). The ``n_ok`` ...
+        ``n_error`` counts are cvcheck's statuses under either parser.
+    """
+    if denominator != "items" and not (isinstance(denominator, int) and not isinstance(denominator, bool)
+                                       and denominator > 0):
         raise InputError(f"denominator must be 'items' or a positive integer, got {denominator!r}")
-    out: dict[str, Any] = {"n_items": len(items), "denominator": denominator}
+    if parser not in ("cvcheck", "upstream"):
+        raise InputError(f"parser must be 'cvcheck' or 'upstream', got {parser!r}")
+    if parser == "upstream" and (missing is not None or unparseable is not None):
+        raise InputError("the upstream parser fixes how missing and unparseable items score: "
+                         "do not pass missing/unparseable with parser='upstream'")
+    missing = "min" if missing is None else missing
+    unparseable = "exclude" if unparseable is None else unparseable
+    out: dict[str, Any] = {"n_items": len(items), "denominator": denominator, "parser": parser}
     for metric in METRICS:
         total, n = 0.0, 0
         counts = {"ok": 0, "missing": 0, "unparseable": 0, "error": 0}
         for parts in items:
             p = parts[metric]
             counts[p.status] += 1
-            if p.status == "ok":
-                total, n = total + float(p.value or 0.0), n + 1
-            elif p.status in ("missing", "unparseable"):
-                pol = _policy(missing if p.status == "missing" else unparseable, metric)
-                if pol not in ("min", "zero", "exclude"):
-                    raise InputError(f"{p.status} policy must be min, zero or exclude, got {pol!r}")
-                if pol != "exclude":
-                    total, n = total + (1.0 if pol == "min" else 0.0), n + 1
+            v = _counted(p, metric, parser, missing, unparseable)
+            if v is not None:
+                total, n = total + v, n + 1
         big_n = n if denominator == "items" else int(denominator)
         score = total / (big_n * 5) * 100 if big_n else None
         out[metric] = {"score": score, "rounded": None if score is None else round(score, 2), "n": big_n,
@@ -246,7 +266,7 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: Judge
     from ..schema import Result, Status, error_result
 
     cfg = config or Config()
-    head = dict(id=str(sample.get("id", "")), task="ggbench", pipeline="vlm", modality="image",
+    head: dict[str, Any] = dict(id=str(sample.get("id", "")), task="ggbench", pipeline="vlm", modality="image",
                 config_hash=cfg.section_hash("judge"))
     try:
         if not isinstance(sample, Mapping):
@@ -264,7 +284,7 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: Judge
     metrics: dict[str, Any] = {m: p.value for m, p in parts.items()}
     metrics.update({k: v for p in parts.values() for k, v in p.extra.items()})
     metrics["statuses"] = {m: p.status for m, p in parts.items()}
-    details = {"judge": {m: p.judge for m, p in parts.items() if p.judge}}
+    details: dict[str, Any] = {"judge": {m: p.judge for m, p in parts.items() if p.judge}}
     if parts["vlm_t"].status == "ok":
         overall = float(parts["vlm_t"].value or 0) / 5
     elif parts["vlm_i_res"].status == "ok" and parts["vlm_i_mid"].status == "ok":

@@ -8,6 +8,12 @@ Each puzzle (one ``id`` of ``marvel_label.json``) has five questions: ``avr`` (c
 * ``group_perception``: coarse + fine (every perception question);
 * ``group_all``: coarse + fine + AVR (the paper's full group).
 
+Statuses of a question: ``answered``; ``refusal``: an explicit refusal (``I'm sorry,
+but I can't help with that``), or no output for it in the puzzle's response row
+(``null``, empty or absent: a safety-blocked output); ``unparsed``: a reply with no
+answer, including "I cannot determine the answer"; ``missing``: the puzzle has no
+response row at all (the run is incomplete).
+
 Refusal policy: ``wrong`` (default: a refusal is an incorrect answer) or ``exclude``
 (refused questions leave the instance denominators and a group with a refused
 question leaves that group's denominator). Unparsed and missing answers are always
@@ -92,7 +98,7 @@ def label_version(labels: Sequence[Mapping[str, Any]]) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(gold).encode()).hexdigest()[:16]
 
 
-def load_responses(path: str | Path) -> dict[str, dict[str, str]]:
+def load_responses(path: str | Path) -> dict[str, dict[str, str | None]]:
     """Model replies: per-puzzle ``{"id", "avr", "fine", "coarse": [3]}`` objects (a JSON list,
     an id-keyed object or JSONL) or per-question ``{"id", "question", "response"}`` rows."""
     text = Path(path).read_text(encoding="utf-8") if Path(path).is_file() else None
@@ -106,8 +112,12 @@ def load_responses(path: str | Path) -> dict[str, dict[str, str]]:
         except ValueError as exc:
             raise InputError(f"{path}: not JSON or JSONL: {exc}") from exc
     if isinstance(doc, Mapping):
+        if not all(isinstance(v, Mapping) for v in doc.values()):
+            raise InputError(f"{path}: an id-keyed response file maps each id to an object")
         doc = [{"id": k, **v} for k, v in doc.items()]
-    out: dict[str, dict[str, str]] = {}
+    if not isinstance(doc, list):
+        raise InputError(f"{path}: responses must be a list, an id-keyed object or JSONL")
+    out: dict[str, dict[str, str | None]] = {}
     for row in doc:
         if not isinstance(row, Mapping) or "id" not in row:
             raise InputError(f"{path}: every response row needs an 'id'")
@@ -136,17 +146,21 @@ def _fallback_request(question: str, response: str, options: Sequence[str] | Non
         "Which number did it give as its answer?"
     text = (f"A model answered a {'multiple-choice' if options else 'counting'} question about a visual puzzle. "
             f"Its reply:\n<<<\n{response}\n>>>\n{what}\nReply with only the option (or the number), "
-            "or 'none' if it gave no answer, or 'refusal' if it refused to answer.")
+            "or 'none' if it gave no answer (saying the answer cannot be determined is no answer), "
+            "or 'refusal' only if it explicitly refused to answer.")
     return JudgeRequest(messages=[{"role": "user", "content": text}],
                         params={"temperature": 0.0, "max_tokens": 10}, tag=f"marvel:{question}")
 
 
 def evaluate_item(question: str, gold: Any, response: Any, *, distractor: str | None = None,
                   client: JudgeClient | None = None) -> Item:
-    """Extract and check one answer (judge fallback only when the regex fails)."""
+    """Extract and check one answer (judge fallback only when the regex fails).
+
+    ``response`` None (a ``null`` or absent output) is a refusal: a blocked output.
+    """
     item = Item(question, gold, response if isinstance(response, str) else None)
     if response is None:
-        item.status = "missing"
+        item.status = "refusal"
         return item
     text = str(response)
     options = ["1", "2", "3", "4"] if question == "avr" else sorted([str(gold), str(distractor)]) \
@@ -175,11 +189,15 @@ def evaluate_item(question: str, gold: Any, response: Any, *, distractor: str | 
     return item
 
 
-def evaluate_puzzle(label: Mapping[str, Any], responses: Mapping[str, Any], *,
+def evaluate_puzzle(label: Mapping[str, Any], responses: Mapping[str, Any] | None, *,
                     client: JudgeClient | None = None) -> PuzzleEval:
+    """Evaluate the five questions of one puzzle; ``responses`` None = no response row (missing)."""
     golds = _golds(label)
     ev = PuzzleEval(str(label["id"]), str(label["pattern"]), str(label["task_configuration"]))
     for q in QUESTIONS:
+        if responses is None:
+            ev.items[q] = Item(q, golds[q], None, status="missing")
+            continue
         ev.items[q] = evaluate_item(q, golds[q], responses.get(q), client=client,
                                     distractor=str(label["f_perception_distractor"]))
     return ev
@@ -219,11 +237,11 @@ def score(evals: Sequence[PuzzleEval], *, refusals: str = "wrong") -> dict[str, 
 
 def evaluate_all(labels: Sequence[Mapping[str, Any]], responses: Mapping[str, Mapping[str, Any]], *,
                  client: JudgeClient | None = None) -> list[PuzzleEval]:
-    """Evaluate every labelled puzzle (puzzles without responses count as missing answers)."""
+    """Evaluate every labelled puzzle (puzzles without a response row count as missing answers)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(label: Mapping[str, Any]) -> PuzzleEval:
-        return evaluate_puzzle(label, responses.get(str(label["id"]), {}), client=client)
+        return evaluate_puzzle(label, responses.get(str(label["id"])), client=client)
     workers = client.concurrency if client is not None else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, labels))
@@ -249,7 +267,7 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None, client: Judge
     from ..schema import Gate, Result, Status, error_result
 
     cfg = config or Config()
-    head = dict(id=str(sample.get("id", "")), task="marvel", pipeline="regex", modality="text",
+    head: dict[str, Any] = dict(id=str(sample.get("id", "")), task="marvel", pipeline="regex", modality="text",
                 config_hash=cfg.section_hash("judge"))
     try:
         missing = [f for f in _FIELDS if f not in sample]

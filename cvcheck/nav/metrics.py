@@ -21,6 +21,11 @@ import numpy as np
 
 from ..errors import InputError
 from ._validate import as_point, as_trajectory, positive
+from .association import associate, resample_by_arclength
+
+__all__ = ["absolute_trajectory_error", "align", "dtw_distance", "final_distance_error", "final_heading",
+           "geo_align", "heading_error", "ndtw", "oracle_success", "path_length", "relative_pose_error",
+           "resample_by_arclength", "sdtw", "spl", "success"]
 
 
 def path_length(trajectory: Any) -> float:
@@ -159,40 +164,53 @@ def heading_error(predicted: Any, reference: Any, *, degrees: bool = True) -> np
     return float(d) if d.ndim == 0 else d
 
 
-def resample_by_arclength(trajectory: Any, n: int) -> np.ndarray:
-    """``n`` points equally spaced along the path (for ATE/RPE between unequal lengths)."""
-    traj = as_trajectory(trajectory)
-    if n < 2:
-        raise InputError(f"resample needs n >= 2, got {n}")
-    seg = np.linalg.norm(np.diff(traj, axis=0), axis=1)
-    s = np.concatenate([[0.0], np.cumsum(seg)])
-    if s[-1] == 0:
-        return np.repeat(traj[:1], n, axis=0)
-    t = np.linspace(0.0, s[-1], n)
-    return np.stack([np.interp(t, s, traj[:, k]) for k in range(traj.shape[1])], axis=1)
-
-
 def geo_align(prediction: Any, ground_truth: Any, *, goal: Any = None, radius: float = 3.0,
-              alignment: str = "sim3", pred_heading: float | None = None,
-              gt_heading: float | None = None) -> dict[str, float]:
+              alignment: str = "sim3", pred_heading: float | None = None, gt_heading: float | None = None,
+              association: str = "auto", pred_times: Any = None, gt_times: Any = None) -> dict[str, Any]:
     """The whole Geo-Align suite for one episode.
 
-    ATE/RPE compare the prediction resampled to the ground truth's length. Headings
-    default to the direction of each trajectory's last step (x-y plane).
+    Parameters
+    ----------
+    prediction, ground_truth : array-like of shape (T, D)
+        Positions in metres, D = 2 or 3 (at least 2 poses each).
+    goal : array-like of shape (D,), optional
+        Defaults to the ground truth's last point.
+    radius : float
+        Success radius (also the nDTW/sDTW threshold).
+    alignment : {"none", "se3", "sim3"}
+        Alignment before ATE/RPE.
+    pred_heading, gt_heading : float, optional
+        Radians; default: the direction of each trajectory's last step (x-y plane).
+    association : {"auto", "index", "timestamps", "arclength"}
+        Which poses ATE/RPE compare (:mod:`cvcheck.nav.association`). ``auto``: ``timestamps``
+        when both time arrays are given, else ``index`` for equal lengths (then ATE/RPE equal
+        the standalone functions), else ``arclength``.
+    pred_times, gt_times : array-like of shape (T,), optional
+        Time stamps for ``timestamps``.
+
+    Returns
+    -------
+    dict
+        ``sr``, ``spl``, ``ndtw``, ``sdtw``, ``ate``, ``rpe``, path lengths, ``nav_error``,
+        ``dir_error_deg``, ``association`` (the rule used) and ``n_associated`` (pose pairs).
     """
     pred = as_trajectory(prediction, name="prediction", min_len=2)
     gt = as_trajectory(ground_truth, name="ground truth", min_len=2)
     g = gt[-1] if goal is None else as_point(goal, gt.shape[1])
     ok = success(pred, g, radius=radius)
     pl, gl = path_length(pred), path_length(gt)
-    res = resample_by_arclength(pred, len(gt))
+    if association == "auto":
+        association = ("timestamps" if pred_times is not None and gt_times is not None
+                       else "index" if len(pred) == len(gt) else "arclength")
+    p_assoc, g_assoc = associate(pred, gt, method=association, pred_times=pred_times, gt_times=gt_times)
     ph = final_heading(pred) if pred_heading is None else pred_heading
     gh = final_heading(gt) if gt_heading is None else gt_heading
     return {
         "sr": float(ok), "spl": float(spl(ok, gl, pl)),
         "ndtw": ndtw(pred, gt, threshold=radius), "sdtw": sdtw(pred, gt, g, threshold=radius),
-        "ate": absolute_trajectory_error(res, gt, alignment=alignment),
-        "rpe": relative_pose_error(res, gt, alignment=alignment),
+        "ate": absolute_trajectory_error(p_assoc, g_assoc, alignment=alignment),
+        "rpe": relative_pose_error(p_assoc, g_assoc, alignment=alignment),
+        "association": association, "n_associated": len(g_assoc),
         "path_length_pred": pl, "path_length_gt": gl,
         "nav_error": final_distance_error(pred, g),
         "dir_error_deg": float(heading_error(np.degrees(ph), np.degrees(gh))),

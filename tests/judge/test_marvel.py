@@ -9,6 +9,7 @@ import pytest
 from cvcheck.errors import InputError
 from cvcheck.judge.marvel import (
     evaluate_all,
+    evaluate_item,
     grade_sample,
     items_as_records,
     label_version,
@@ -65,13 +66,97 @@ def test_extract_avr(text, want):
     assert extract_avr(text) == want
 
 
-def test_extract_option_count_refusal():
+#: hand-written reply styles (not real model outputs): question, reply, what is extracted, status.
+#: None = no answer (left to the judge when one is given). Golds: avr 3, fine "upper" vs "lower", counts 3.
+REPLIES = [
+    # AVR: answer phrases, the last one wins
+    ("avr", "The correct answer is choice 4", 4, "answered"),
+    ("avr", "Answer: 1", 1, "answered"),
+    ("avr", "**Answer: 3**", 3, "answered"),
+    ("avr", "Answer: choice: 3", 3, "answered"),                 # colon after "choice"
+    ("avr", "Final answer: 4", 4, "answered"),
+    ("avr", "The answer is option 3.", 3, "answered"),
+    ("avr", "The best option is 1.", 1, "answered"),
+    ("avr", "Therefore, the most appropriate choice is 2.", 2, "answered"),
+    ("avr", "I choose option 4.", 4, "answered"),
+    ("avr", "The answer is choice 2. Wait, on reflection the answer is choice 3.", 3, "answered"),
+    ("avr", "The answer is choice 3, not choice 2.", 3, "answered"),
+    ("avr", "answer is 7", None, "unparsed"),
+    # AVR: choice mentions, the last one that is not ruled out, a label or a hedge
+    ("avr", "choice 2", 2, "answered"),
+    ("avr", "choice:4", 4, "answered"),
+    ("avr", "Option: 2", 2, "answered"),
+    ("avr", "It's choice #1.", 1, "answered"),
+    ("avr", "The missing panel is choice (2).", 2, "answered"),
+    ("avr", "Choice 2 looks right, but choice 3 fits.", 3, "answered"),
+    ("avr", "It is not choice 2; choice 3 fits.", 3, "answered"),
+    ("avr", "Choice 3, and not choice 2.", 3, "answered"),
+    ("avr", "Choice 3 fits; choice 1 is wrong.", 3, "answered"),
+    ("avr", "choice 2 is wrong, so choice 4.", 4, "answered"),
+    ("avr", "It is choice 1 or choice 2... after checking the rotation, choice 2.", 2, "answered"),
+    ("avr", "choice 1 or choice 2", None, "unparsed"),
+    ("avr", "either choice 1 or 3", None, "unparsed"),
+    ("avr", "Choice 1: a triangle. Choice 2: a square. Choice 3: a circle.", None, "unparsed"),
+    ("avr", "Choice 5", None, "unparsed"),
+    # AVR: bare replies
+    ("avr", "(3)", 3, "answered"),
+    ("avr", "**3**", 3, "answered"),
+    ("avr", "3.", 3, "answered"),
+    # refusals (explicit, or no output) vs unanswered
+    ("avr", "I'm sorry, but I can't help with that.", None, "refusal"),
+    ("avr", "I must decline to answer this.", None, "refusal"),
+    ("avr", None, None, "refusal"),                              # null: a safety-blocked output
+    ("avr", "", None, "refusal"),
+    ("avr", "   ", None, "refusal"),
+    ("avr", "I cannot determine the answer", None, "unparsed"),  # unanswered, not a refusal
+    ("avr", "I'm sorry, but I cannot determine which choice fits.", None, "unparsed"),
+    ("avr", "I am unable to determine the pattern.", None, "unparsed"),
+    # counts: the last stated answer wins
+    ("coarse_0", "I count 6 at first, but on closer inspection there are 3.", 3, "answered"),
+    ("coarse_0", "The answer is 6. Wait, no: the answer is 3.", 3, "answered"),
+    ("coarse_0", "There are 3 rows; the answer is 9.", 9, "answered"),
+    ("coarse_0", "The answer is 4. There are 2 shapes in each row.", 4, "answered"),  # answer beats a count
+    ("coarse_0", "There are 5 grids", 5, "answered"),
+    ("coarse_0", "There are twelve circles.", 12, "answered"),
+    ("coarse_0", "There is one square.", 1, "answered"),
+    ("coarse_0", "**Answer:** 7", 7, "answered"),
+    ("coarse_0", "7 in total", 7, "answered"),
+    ("coarse_0", "Count: 4", 4, "answered"),
+    ("coarse_0", "nine", 9, "answered"),
+    ("coarse_0", "4 on top and 5 below", None, "unparsed"),
+    ("coarse_0", "I cannot determine how many there are.", None, "unparsed"),
+    # fine-grained: the label's answer or distractor word
+    ("fine", "It is in the upper part", "upper", "answered"),
+    ("fine", "UPPER", "upper", "answered"),
+    ("fine", "not lower; the answer is upper", "upper", "answered"),
+    ("fine", "The answer is lower. Actually, the answer is upper.", "upper", "answered"),
+    ("fine", "Answer: **lower**", "lower", "answered"),
+    ("fine", "upper or lower", None, "unparsed"),
+]
+GOLD = {"avr": 3, "coarse_0": 3, "fine": "upper"}
+
+
+@pytest.mark.parametrize("question,reply,want,status", REPLIES)
+def test_reply_table(question, reply, want, status):
+    item = evaluate_item(question, GOLD[question], reply, distractor="lower")
+    assert (item.predicted, item.status) == (want, status)
+    assert item.correct == (want is not None and str(want).lower() == str(GOLD[question]).lower())
+    assert item.method == ("regex" if want is not None else "none")
+
+
+def test_reply_table_is_large_enough():
+    assert len(REPLIES) >= 40
+
+
+def test_extract_helpers_and_doctests():
+    import doctest
+
+    from cvcheck.judge import marvel_extract
+    assert doctest.testmod(marvel_extract).failed == 0
     assert extract_option("in the UPPER part", ["lower", "upper"]) == "upper"
-    assert extract_option("not lower; the answer is upper", ["lower", "upper"]) == "upper"
-    assert extract_option("upper or lower", ["lower", "upper"]) is None
-    assert extract_count("There are 5 grids") == 5 and extract_count("nine") == 9
-    assert extract_count("4 on top and 5 below") is None and extract_count("The answer is 12.") == 12
+    assert extract_count("There are 5 grids") == 5 and extract_count("The answer is 12.") == 12
     assert is_refusal("I'm sorry, but I cannot assist") and is_refusal("") and not is_refusal("choice 3")
+    assert not is_refusal("I cannot determine the answer")
 
 
 def test_accuracies_match_hand_computation():
@@ -80,7 +165,8 @@ def test_accuracies_match_hand_computation():
     assert o["avr_accuracy"] == 0.25 and o["fine_accuracy"] == 0.75 and o["coarse_accuracy"] == 11 / 12
     assert o["group_coarse_accuracy"] == 0.75 and o["group_perception_accuracy"] == 0.5
     assert o["group_all_accuracy"] == 0.25
-    assert (o["n_refusal"], o["n_missing"], o["n_unparsed"]) == (1, 1, 1)
+    # puzzle 3's AVR is an explicit refusal, puzzle 4 has no fine answer in its row (a blocked output)
+    assert (o["n_refusal"], o["n_missing"], o["n_unparsed"]) == (2, 0, 1)
     assert out["by_pattern"]["Temporal Movement"]["avr_accuracy"] == 0.5
     assert out["by_pattern"]["Quantity"]["group_all_accuracy"] == 0.0
     assert out["by_configuration"]["Sequence"]["avr_accuracy"] == 0.5
@@ -90,10 +176,23 @@ def test_accuracies_match_hand_computation():
 def test_refusal_policy_exclude():
     o = score(evaluate_all(LABELS, RESPONSES), refusals="exclude")["overall"]
     assert o["avr_accuracy"] == pytest.approx(1 / 3) and o["avr_n"] == 3
-    assert o["group_all_accuracy"] == pytest.approx(1 / 3) and o["group_all_n"] == 3
-    assert o["group_coarse_n"] == 4 and o["fine_accuracy"] == 0.75  # no refusal there
+    # puzzles 3 (refused AVR) and 4 (no fine output) leave the full group: puzzle 1 right, 2 wrong
+    assert o["group_all_accuracy"] == pytest.approx(1 / 2) and o["group_all_n"] == 2
+    assert o["fine_accuracy"] == 1.0 and o["fine_n"] == 3
+    assert o["group_coarse_n"] == 4  # no refusal there
     with pytest.raises(InputError):
         score([], refusals="maybe")
+
+
+def test_null_output_is_refusal_but_absent_puzzle_is_missing():
+    responses = {"1": {**RESPONSES["1"], "avr": None}}  # puzzles 2-4 have no response row
+    ev = evaluate_all(LABELS, responses)
+    assert ev[0].items["avr"].status == "refusal" and ev[1].items["avr"].status == "missing"
+    o = score(ev, refusals="exclude")["overall"]
+    assert o["avr_n"] == 3 and o["avr_accuracy"] == 0.0  # the null is excluded, missing rows are not
+    assert o["group_perception_n"] == 4 and o["group_perception_accuracy"] == 0.25
+    o = score(ev)["overall"]
+    assert o["avr_n"] == 4 and (o["n_refusal"], o["n_missing"]) == (1, 15)
 
 
 def test_judge_fallback_recorded_per_item(server, make_client):
@@ -131,6 +230,10 @@ def test_files_and_label_version(tmp_path):
         {"id": 2, "question": "avr", "response": "choice 1"}]))
     resp = load_responses(tmp_path / "r.jsonl")
     assert resp["1"]["coarse_2"] == "9" and resp["2"] == {"avr": "choice 1"}
+    for bad in ({"1": "choice 3"}, "choice 3"):
+        (tmp_path / "bad_r.json").write_text(json.dumps(bad))
+        with pytest.raises(InputError):
+            load_responses(tmp_path / "bad_r.json")
     (tmp_path / "bad.json").write_text(json.dumps([{"pattern": "x"}]))
     with pytest.raises(InputError):
         load_labels(tmp_path / "bad.json")
