@@ -5,6 +5,9 @@
 - ``process`` (default): a pool of spawned worker processes with per-sample timeouts
   (:mod:`cvcheck.batch.pool`);
 - ``serial``: in this process, no timeout (notebooks, debugging);
+- ``thread``: a pool of threads in this process, for graders that wait on a network
+  judge (they share one client, its cache and its concurrency limit); no per-sample
+  timeout: the judge client's own deadline bounds each request;
 - ``ray``: Ray tasks on a local instance or a cluster (:mod:`cvcheck.batch.ray_executor`).
 
 Every runner calls ``on_result(index, result_dict, timing)`` in the parent process, in
@@ -45,6 +48,17 @@ def run_serial(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, con
         on_result(i, result, {"seconds": round(seconds, 4), "worker": "serial"})
 
 
+def run_threads(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config, workers: int,
+                timeout_s: float | None, address: str | None, tasks: Mapping[str, Task]) -> None:
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="cvcheck-grade") as pool:
+        futures = {pool.submit(timed_grade, sample, config=config, tasks=tasks): i for i, sample in enumerate(samples)}
+        for future in as_completed(futures):  # results are written from this thread only
+            result, seconds = future.result()  # timed_grade never raises
+            on_result(futures[future], result, {"seconds": round(seconds, 4), "worker": "thread"})
+
+
 def run_processes(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config, workers: int,
                   timeout_s: float | None, address: str | None, tasks: Mapping[str, Task]) -> None:
     WorkerPool(samples, on_result, config=config, workers=workers, timeout_s=timeout_s, tasks=tasks).run()
@@ -58,7 +72,8 @@ def run_ray(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config
 
 
 #: executor name -> runner
-EXECUTORS: dict[str, Runner] = {"process": run_processes, "serial": run_serial, "ray": run_ray}
+EXECUTORS: dict[str, Runner] = {"process": run_processes, "serial": run_serial, "thread": run_threads,
+                                 "ray": run_ray}
 
 
 def get_executor(name: str) -> Runner:

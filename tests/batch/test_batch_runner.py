@@ -119,3 +119,15 @@ def test_retry_errors_grades_error_results_again(tmp_path: Path, test_task: str)
     assert again.retried == 1 and again.graded == 1 and again.skipped == 5
     recs = read_records(out)
     assert len(recs.records) == 6 and not recs.duplicates and recs.by_id()["t2"]["status"] == "ok"
+
+
+def test_thread_executor_equals_serial_and_keeps_every_sample(tmp_path: Path, test_task: str) -> None:
+    samples = _samples(t3={"boom": True})
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run_samples(samples, a, executor="serial")
+    summary = run_samples(samples, b, executor="thread", workers=3)
+    ra, rb = read_records(a).by_id(), read_records(b).by_id()
+    assert sorted(rb) == sorted(s["id"] for s in samples) and len(read_records(b).records) == len(samples)
+    assert all(comparable(ra[i]) == comparable(rb[i]) for i in ra)
+    assert rb["t3"]["error"]["code"] == "RuntimeError" and summary.errors == 1
+    assert {r["timing"]["worker"] for r in rb.values()} == {"thread"}
