@@ -16,9 +16,10 @@ from cvcheck.judge.content import user_message
 from .openai_server import OpenAIServer, run_bounded
 
 KEY = "sk-test-SECRET"
+DEADLINE_S = 4.0      # long enough for a loaded machine to get the headers of a prompt reply
 TRICKLE_S = 0.5       # seconds per byte the server waits
-TRICKLE_BYTES = 120   # 60 s of trickle: far beyond any deadline below
-LATE_BYTES = 40       # 20 s of trickle: what a client honouring a 2 s deadline never lets through
+TRICKLE_BYTES = 120   # 60 s of trickle: far beyond the deadline
+LATE_BYTES = 40       # 20 s of trickle: what a client honouring a 4 s deadline never lets through
 
 
 def _req(text: str = "Is it solved?") -> JudgeRequest:
@@ -43,7 +44,7 @@ def other_server():
 ])
 def test_trickled_reply_ends_at_the_deadline_of_each_attempt(server, make_client, behaviour, code):
     server.default = behaviour
-    client = make_client(timeout_s=2.0, max_retries=1, backoff_s=0.0)
+    client = make_client(timeout_s=DEADLINE_S, max_retries=1, backoff_s=0.0)
     reply = run_bounded(client.complete, _req())
     assert not reply.ok and reply.error_code == code and reply.attempts == 2
     assert len(server.requests) == 2 and client.http_requests == 2
@@ -55,7 +56,7 @@ def test_trickled_reply_ends_at_the_deadline_of_each_attempt(server, make_client
 
 def test_trickled_error_body_of_a_client_error_is_not_retried(server, make_client):
     server.default = ("trickle_error", 400, TRICKLE_S, TRICKLE_BYTES)
-    reply = run_bounded(make_client(timeout_s=2.0, max_retries=3).complete, _req())
+    reply = run_bounded(make_client(timeout_s=DEADLINE_S, max_retries=3).complete, _req())
     assert reply.error_code == "http_400" and len(server.requests) == 1
 
 
