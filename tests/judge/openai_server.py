@@ -22,8 +22,8 @@ empty the default behaviour answers. Behaviours:
 * ``("raw_response", bytes)`` -> ``bytes`` written as the whole response (status line included)
 * a callable ``f(payload) -> text`` -> reply with its result
 
-Every request is kept in ``server.requests`` (path, method, payload, authorization and,
-once answered, ``bytes_sent``). ``server.in_flight`` counts a request from the moment its
+Every request is kept in ``server.requests`` (path, method, payload, authorization and
+``bytes_sent``: body bytes, or trickled header bytes, written so far). ``server.in_flight`` counts a request from the moment its
 body has been read until just before the last byte of its response is written: the
 client cannot have finished reading it, so the count never exceeds what the client has
 open, and ``server.max_in_flight`` is its peak.
@@ -118,7 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._head(200, {"Content-Length": str(len(body))})
             self._trickle(body, behaviour[1])
         elif kind == "trickle_headers":
-            self._write(b"HTTP/1.1 200 OK\r\nX-Pad: ")
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Pad: ")  # not counted: only the trickle is
             self._trickle(b"a" * behaviour[2], behaviour[1])
         elif kind == "trickle_error":
             self._head(behaviour[1], {"Content-Length": str(behaviour[3])})

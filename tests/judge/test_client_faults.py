@@ -150,3 +150,42 @@ def test_echoed_key_is_redacted_from_replies_and_cache(server, make_client, tmp_
         assert KEY.encode() not in f.read_bytes(), f
     if code == 200:
         assert "[REDACTED]" in reply.text and reply.text.startswith("0.5 ")
+
+
+# -- the same over TLS ---------------------------------------------------------------------
+
+@pytest.fixture()
+def tls_server(tmp_path, monkeypatch):
+    """The test server behind TLS, with a throw-away self-signed certificate the client trusts."""
+    import shutil
+    import ssl
+    import subprocess
+
+    from cvcheck.judge import transport
+
+    if not shutil.which("openssl"):
+        pytest.skip("needs the openssl command to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=120)
+    monkeypatch.setattr(transport, "_tls_context", lambda: ssl.create_default_context(cafile=str(cert)))
+    srv = OpenAIServer()
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(str(cert), str(key))
+    srv.socket = server_ctx.wrap_socket(srv.socket, server_side=True)
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def test_tls_reply_deadline_and_redirect(tls_server, other_server, make_client):
+    url = tls_server.base_url.replace("http://", "https://")
+    tls_server.script.extend([("reply", "over tls"), ("trickle_headers", TRICKLE_S, TRICKLE_BYTES),
+                              ("redirect", 302, other_server.base_url)])
+    client = make_client(base_url=url, timeout_s=DEADLINE_S, max_retries=0)
+    assert run_bounded(client.complete, _req("a")).text == "over tls"
+    assert run_bounded(client.complete, _req("b")).error_code == "timeout"
+    assert run_bounded(client.complete, _req("c")).error_code == "redirect" and other_server.requests == []
+    assert tls_server.wait_idle()
+    assert tls_server.requests[1]["bytes_sent"] < LATE_BYTES
