@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -108,6 +109,24 @@ class JudgeConfig:
     backoff_s: float = 1.0        #: first retry delay; doubles per attempt (Retry-After wins)
     max_backoff_s: float = 30.0   #: cap on any single retry delay
     video_frames: int = 8         #: frames sampled evenly from a video for a live judge
+
+    def __post_init__(self) -> None:
+        def number(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        def integer(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        if not number(self.timeout_s) or self.timeout_s <= 0:
+            raise ConfigError(f"judge.timeout_s must be a finite number of seconds > 0, got {self.timeout_s!r}")
+        for name in ("backoff_s", "max_backoff_s"):
+            if not number(getattr(self, name)) or getattr(self, name) < 0:
+                raise ConfigError(f"judge.{name} must be a finite number of seconds >= 0, "
+                                  f"got {getattr(self, name)!r}")
+        if not integer(self.concurrency) or self.concurrency < 1:
+            raise ConfigError(f"judge.concurrency must be an integer >= 1, got {self.concurrency!r}")
+        if not integer(self.max_retries) or self.max_retries < 0:
+            raise ConfigError(f"judge.max_retries must be an integer >= 0, got {self.max_retries!r}")
 
 
 @dataclass(frozen=True)
