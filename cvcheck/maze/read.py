@@ -151,33 +151,47 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
     """The maze's border: ``(centre box, border thicknesses top/left/bottom/right)``, or None.
 
     The box runs through the centres of the outer border lines. The maze is the largest
-    ink structure that holds ink inside its own border (a frame or letterbox bars around
-    the picture hold none: they are passed over).
+    ink structure that holds ink inside its own border; a border that blur or compression
+    parted from the walls is a hollow ring around them, taken with what it encloses; a
+    hollow ring at the picture's edge is a frame or letterbox bars, passed over.
     """
     ink = (dark >= INK_MIN).astype(np.uint8)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
-    for best in (1 + np.argsort(stats[1:, cv2.CC_STAT_AREA])[::-1])[:4]:
+    h_img, w_img = ink.shape
+    candidates: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = []  # (x0, y0, x1, y1), bands
+    for best in (1 + np.argsort(stats[1:, cv2.CC_STAT_AREA])[::-1])[:6]:
         x, y, w, h = (int(v) for v in stats[best, :4])
         if w < 12 or h < 12 or stats[best, cv2.CC_STAT_AREA] < 40:
-            return None
+            break
         comp = (labels[y:y + h, x:x + w] == best) & (ink[y:y + h, x:x + w] > 0)
         found = _border_of(comp)
         if found is None:
             continue
-        (top, left, bottom, right), bands = found
-        t_top, t_left, t_bottom, t_right = bands
+        (top, left, bottom, right), (t_top, t_left, t_bottom, t_right) = found
         interior = comp[top + t_top:bottom - t_bottom + 1, left + t_left:right - t_right + 1]
-        if interior.sum() < 0.02 * comp.sum():  # hollow: a frame around the picture
-            continue
-        if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(bottom - top, right - left):
-            break  # the walls merged with a frame or bars: read the box from the inside
-        box = (y + top + (t_top - 1) / 2, x + left + (t_left - 1) / 2,
-               y + bottom - (t_bottom - 1) / 2, x + right - (t_right - 1) / 2)
-        if box[2] - box[0] < 8 or box[3] - box[1] < 8:
-            continue
-        return box, (float(t_top), float(t_left), float(t_bottom), float(t_right))
-    return _box_from_inside(ink)
+        at_edge = x == 0 or y == 0 or x + w == w_img or y + h == h_img
+        if at_edge and interior.sum() < 0.02 * comp.sum():
+            continue  # hollow, at the picture's edge: a frame or letterbox bars
+        candidates.append(((x + left, y + top, x + right, y + bottom), (t_top, t_left, t_bottom, t_right)))
+    if not candidates:
+        return _box_from_inside(ink)
+    # The outermost structure is the border (blur may have parted it from the walls it
+    # holds): read the border again from all the ink inside it.
+    (x0, y0, x1, y1), bands = max(candidates, key=lambda c: (c[0][2] - c[0][0]) * (c[0][3] - c[0][1]))
+    t_top, t_left, t_bottom, t_right = bands
+    if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
+        return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
+    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0)
+    return _centre_box(found, x0, y0) if found is not None else _box_from_inside(ink)
+
+
+def _centre_box(found: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], x: int,
+                y: int) -> tuple[Box, tuple[float, float, float, float]]:
+    (top, left, bottom, right), (t_top, t_left, t_bottom, t_right) = found
+    box = (y + top + (t_top - 1) / 2, x + left + (t_left - 1) / 2,
+           y + bottom - (t_bottom - 1) / 2, x + right - (t_right - 1) / 2)
+    return box, (float(t_top), float(t_left), float(t_bottom), float(t_right))
 
 
 def _box_from_inside(ink: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] | None:
@@ -286,32 +300,38 @@ def _stroke_thickness(ink: np.ndarray) -> float:
     if runs.size == 0:
         return 1.0
     score = np.bincount(runs) * np.sqrt(np.arange(runs.max() + 1))
-    smooth = np.convolve(score, np.ones(3) / 3, mode="same") if score.size > 3 else score
-    return float(max(1, int(np.argmax(smooth))))
+    return float(max(1, int(np.argmax(score))))
 
 
-def _count_cells(profile: np.ndarray, length: float, thickness: float) -> tuple[int, float]:
-    """The smallest cell count whose boundary lines carry (almost) all of ``profile``'s mass.
+def _cell_counts(profile: np.ndarray, length: float, thickness: float) -> list[tuple[int, float]]:
+    """Plausible cell counts along one axis, fewest cells first: ``[(cells, score)]``.
 
     ``profile[i]``: ink edges at offset ``i`` from the first border's centre; ``length``:
-    the distance between the two border centres. Returns ``(cells, score)``.
+    the distance between the two border centres. A count's score is the share of the
+    edges lying on its boundary lines times the share of its lines that carry edges (a
+    multiple of the right count leaves half its lines empty); the caller tells the best
+    few apart by reading the walls.
     """
     total = float(profile.sum())
     if total <= 0:
-        return 0, 0.0
+        return []
     pos = np.arange(profile.size, dtype=np.float64)
     scores: dict[int, float] = {}
     top = min(MAX_GRID, int(length / max(3.0, 1.5 * thickness)))  # lattice walls: pitch = 2 x thickness
-    for n in range(1, max(2, top) + 1):
+    for n in range(2, max(2, top) + 1):
         pitch = length / n
         tol = thickness / 2 + max(1.0, 0.06 * pitch)
-        off = np.abs(pos / pitch - np.round(pos / pitch)) * pitch
-        scores[n] = float(profile[off <= tol].sum()) / total
+        nearest = np.round(pos / pitch)
+        near = np.abs(pos / pitch - nearest) * pitch <= tol
+        share = float(profile[near].sum()) / total
+        # ... and the share of its interior lines that carry edges: a finer grid whose lines
+        # happen to catch both edges of the real lines leaves most of its own lines empty
+        per_line = np.bincount(nearest[near].astype(int), weights=profile[near], minlength=n + 1)[1:n]
+        used = float((per_line > 0.1 * per_line.mean()).mean()) if per_line.size and per_line.any() else 1.0
+        scores[n] = share * used
     best = max(scores.values())
-    for n in sorted(scores):  # multiples of the true count score as well: the smallest wins
-        if scores[n] >= 0.88 * best and n >= 2:
-            return n, scores[n]
-    return 0, 0.0
+    ranked = sorted((n for n in scores if scores[n] >= 0.6 * best), key=lambda n: -scores[n])
+    return [(n, scores[n]) for n in sorted(ranked[:4])]
 
 
 def _without_marker_ink(ink: np.ndarray, colour: np.ndarray) -> np.ndarray:
@@ -343,9 +363,9 @@ def _without_marker_ink(ink: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 
 def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
-                  colour: np.ndarray | None = None) -> tuple[tuple[int, int], float, Box]:
-    """``((rows, cols), interior wall thickness in pixels, box)`` from the ink inside the box
-    (the box is corrected where a border merged with a frame).
+                  colour: np.ndarray | None = None) -> tuple[list[tuple[tuple[int, int], float]], float, Box]:
+    """``(candidate grids with their edge scores, interior wall thickness in pixels, box)``
+    from the ink inside the box (the box is corrected where a border merged with a frame).
 
     ``colour``: the image's colour mask (:func:`colour_mask`), so that ink glued to markers
     (a flag's pole, an icon's outline) is not taken for walls.
@@ -363,14 +383,19 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     if colour is not None:
         whole = _without_marker_ink(whole, colour[oy0:oy1, ox0:ox1])
     ink = whole[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0]
-    thickness = _stroke_thickness(ink)
-    # A border band far thicker than the walls is a wall merged with a dark frame or
-    # letterbox bar: its line centre is then half a wall out from its inner edge.
+    # Interior walls are never thicker than the border (as thick in lattice looks, thinner
+    # in MazePlot); the border's own bands are the steadier measure in tiny mazes.
+    thickness = min(_stroke_thickness(ink), float(np.median(borders)))
+    # A border band far thicker than the walls, or running into the picture's edge, is a
+    # wall merged with a dark frame or letterbox bar: its line centre is half a wall out
+    # from its inner edge.
     cap = 2.5 * thickness + 2
-    t = y0 - thickness / 2 if bt > cap else t
-    b = y1 - 1 + thickness / 2 if bb > cap else b
-    l = x0 - thickness / 2 if bl > cap else l
-    r = x1 - 1 + thickness / 2 if br > cap else r
+    h, w = dark.shape
+    half = (thickness + 1) / 2  # from the first interior pixel to the centre of a band that thick
+    t = y0 - half if bt > cap or t - bt / 2 <= 1 else t
+    b = y1 - 1 + half if bb > cap or b + bb / 2 >= h - 2 else b
+    l = x0 - half if bl > cap or l - bl / 2 <= 1 else l
+    r = x1 - 1 + half if br > cap or r + br / 2 >= w - 2 else r
     # Where ink starts and stops: on the lines' edges (thin walls) or the lattice's unit
     # boundaries (thick walls), both within half a wall of a cell boundary.
     edges_y = (np.diff(ink.astype(np.int8), axis=0) != 0).sum(axis=1)   # between rows i and i+1
@@ -381,17 +406,18 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     xs = np.arange(x0, x1 - 1) + 0.5 - l
     np.add.at(prof_y, np.clip(np.round(ys).astype(int), 0, prof_y.size - 1), edges_y)
     np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
-    rows, score_r = _count_cells(prof_y, b - t, thickness)
-    cols, score_c = _count_cells(prof_x, r - l, thickness)
-    # Cells are square in every look met so far: an axis with no interior strokes (a comb
+    rows = _cell_counts(prof_y, b - t, thickness)
+    cols = _cell_counts(prof_x, r - l, thickness)
+    # Cells are square in every look met so far: an axis with no interior edges (a comb
     # of open boundaries) takes the other axis's pitch.
-    if rows == 0 and cols:
-        rows = max(1, int(round((b - t) / ((r - l) / cols))))
-    if cols == 0 and rows:
-        cols = max(1, int(round((r - l) / ((b - t) / rows))))
-    if rows == 0 or cols == 0 or rows * cols < 2:
+    if not rows and cols:
+        rows = [(max(1, int(round((b - t) / ((r - l) / n)))), s) for n, s in cols]
+    if not cols and rows:
+        cols = [(max(1, int(round((r - l) / ((b - t) / n)))), s) for n, s in rows]
+    grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols if n * m >= 2]
+    if not grids:
         raise InputError("no grid of walls found inside the maze's border")
-    return (rows, cols), thickness, (t, l, b, r)
+    return grids, thickness, (t, l, b, r)
 
 
 # -- walls ------------------------------------------------------------------------------------
@@ -478,38 +504,62 @@ def _in_window(hue: int, window: tuple[int, int]) -> bool:
     return lo <= hue <= hi if lo <= hi else (hue >= lo or hue <= hi)
 
 
+HUE_CLASSES = ((165, 7), (8, 17), (18, 34), (35, 85), (86, 130), (131, 164))  #: red, orange, yellow, green, blue, purple
+GREEN, BLUE = HUE_CLASSES[3], HUE_CLASSES[4]
+
+
 def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marker]:
-    """Coloured blobs inside the maze (largest first), each placed in its cell."""
+    """Coloured blobs inside the maze (largest first), each placed in its cell.
+
+    Blobs are found per hue class (red, orange, yellow, green, blue, purple), so a
+    solution path does not swallow the markers at its ends; a blob spanning more than 1.6
+    cells (a path, a line) is no marker.
+    """
     t, l, b, r = box
     rows, cols = grid
     py, px = (b - t) / rows, (r - l) / cols
     y0, y1 = max(0, int(t)), min(rgb.shape[0], int(np.ceil(b)) + 1)
     x0, x1 = max(0, int(l)), min(rgb.shape[1], int(np.ceil(r)) + 1)
     crop = rgb[y0:y1, x0:x1]
-    mask = cv2.morphologyEx(colour_mask(crop), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    count, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if count <= 1:
-        return []
     hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)
-    min_px = max(3.0, 0.001 * py * px)
+    colour = colour_mask(crop) > 0
+    hue = hsv[:, :, 0]
+    out = []
+    for lo, hi in HUE_CLASSES:
+        band = colour & ((hue >= lo) & (hue <= hi) if lo <= hi else (hue >= lo) | (hue <= hi))
+        closed = cv2.morphologyEx(band.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        out += [_marker(sel, crop, hsv, box, grid, (y0, x0)) for sel, _ in _pieces(closed, px=px, py=py)]
+    min_area = max(3.0, 0.001 * py * px) / (py * px)
+    return sorted((m for m in out if m is not None and m.area >= min_area), key=lambda m: -m.area)
+
+
+def _pieces(mask: np.ndarray, *, px: float = 0.0, py: float = 0.0) -> list[tuple[np.ndarray, int]]:
+    """Connected pieces of a mask as (boolean mask, area); with ``px``/``py``, only those
+    spanning at most 1.6 cells."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     out = []
     for i in range(1, count):
-        area = float(stats[i, cv2.CC_STAT_AREA])
-        if area < min_px:
-            continue
         bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if bw > 1.6 * px or bh > 1.6 * py:  # a path or a line across cells, not a marker
+        if px and (bw > 1.6 * px or bh > 1.6 * py):
             continue
-        sel = (labels == i) & (hsv[:, :, 1] >= 60)
-        if not sel.any():
-            continue
-        hue = dominant_hue(hsv[:, :, 0][sel])
-        colour = tuple(int(v) for v in np.median(crop[sel], axis=0))
-        cy, cx = (cents[i][1] + y0 - t) / py, (cents[i][0] + x0 - l) / px
-        cell = (int(np.clip(np.floor(cy), 0, rows - 1)), int(np.clip(np.floor(cx), 0, cols - 1)))
-        out.append(Marker(cell=cell, row=float(cy), col=float(cx), area=area / (py * px), hue=hue,
-                          rgb=(colour[0], colour[1], colour[2])))
-    return sorted(out, key=lambda m: -m.area)
+        out.append((labels == i, int(stats[i, cv2.CC_STAT_AREA])))
+    return out
+
+
+def _marker(sel: np.ndarray, crop: np.ndarray, hsv: np.ndarray, box: Box, grid: tuple[int, int],
+            origin: tuple[int, int]) -> Marker | None:
+    t, l, b, r = box
+    rows, cols = grid
+    py, px = (b - t) / rows, (r - l) / cols
+    coloured = sel & (hsv[:, :, 1] >= 60)
+    if not coloured.any():
+        return None
+    ys, xs = np.nonzero(sel)
+    colour = np.median(crop[coloured], axis=0).astype(int)
+    cy, cx = (ys.mean() + origin[0] - t) / py, (xs.mean() + origin[1] - l) / px
+    cell = (int(np.clip(np.floor(cy), 0, rows - 1)), int(np.clip(np.floor(cx), 0, cols - 1)))
+    return Marker(cell=cell, row=float(cy), col=float(cx), area=float(sel.sum()) / (py * px),
+                  hue=dominant_hue(hsv[:, :, 0][coloured]), rgb=(int(colour[0]), int(colour[1]), int(colour[2])))
 
 
 def dominant_hue(hues: np.ndarray) -> int:
@@ -525,14 +575,51 @@ def dominant_hue(hues: np.ndarray) -> int:
     return int(round((mean % (2 * np.pi)) * 180 / (2 * np.pi))) % 180
 
 
+def on_post(m: Marker, *, within: float = 0.15) -> bool:
+    """Whether a blob sits on a wall junction (a coloured speck or fringe there is no marker)."""
+    return abs(m.row - round(m.row)) < within and abs(m.col - round(m.col)) < within
+
+
 def start_and_goal(markers: list[Marker]) -> tuple[Marker | None, Marker | None]:
-    """The goal is the largest red marker; the start the largest marker of another colour."""
-    goal = next((m for m in markers if _in_window(m.hue, RED_HUES)), None)
-    start = next((m for m in markers if not _in_window(m.hue, RED_HUES)), None)
+    """The goal is the largest red marker; the start the largest green one, else the largest
+    blue one (a star), else the largest of another colour. Blobs on wall junctions are
+    passed over (a coloured speck or an anti-aliased fringe there is no marker)."""
+    placed = [m for m in markers if not on_post(m)]
+    goal = next((m for m in placed if _in_window(m.hue, RED_HUES)), None)
+    start = (next((m for m in placed if _in_window(m.hue, GREEN)), None)
+             or next((m for m in placed if _in_window(m.hue, BLUE)), None)
+             or next((m for m in placed if not _in_window(m.hue, RED_HUES)), None))
     return start, goal
 
 
 # -- the reader -------------------------------------------------------------------------------
+
+def _fit(vert: np.ndarray, horiz: np.ndarray) -> float:
+    """How cleanly boundary segments split into walls and openings (1: every segment at one
+    of two well separated levels; low when segments are cut across walls: a wrong grid)."""
+    inner = np.concatenate([vert.ravel(), horiz.ravel()])
+    if inner.size < 2:
+        return 0.0
+    _, low, high = _otsu(inner)
+    spread = float(np.minimum(np.abs(inner - low), np.abs(inner - high)).mean())
+    return max(0.0, high - low - 2 * spread)
+
+
+def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]],
+               thickness: float) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
+    """The candidate grid whose walls read most cleanly (edges on its lines x segment fit;
+    cells closer to square break near-ties), with its segment darkness."""
+    best: tuple[float, tuple[int, int], np.ndarray, np.ndarray] | None = None
+    t, l, b, r = box
+    for shape, edge_score in grids[:12]:
+        vert, horiz = read_segments(dark, box, shape, thickness)
+        aspect = abs(np.log(((b - t) / shape[0]) / ((r - l) / shape[1])))
+        quality = edge_score * _fit(vert, horiz) - 0.1 * aspect
+        if best is None or quality > best[0] + 1e-9:
+            best = (quality, shape, vert, horiz)
+    assert best is not None
+    return best[1], best[2], best[3]
+
 
 def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None) -> MazeReading | Unparseable:
     """Read a maze puzzle (or a video frame) of any look into a :class:`MazeReading`.
@@ -555,13 +642,16 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None) -> Maze
         return Unparseable("no maze found (no bordered structure of dark lines)")
     box, borders = found
     try:
-        measured, thickness, box = estimate_grid(dark, box, borders, colour_mask(rgb))
+        grids, thickness, box = estimate_grid(dark, box, borders, colour_mask(rgb))
     except InputError as exc:
-        return Unparseable(str(exc))
-    shape = grid or measured
-    if min(shape) < 1 or max(shape) > MAX_GRID or shape[0] * shape[1] < 2:
-        return Unparseable(f"grid {shape[0]}x{shape[1]} is out of range (1..{MAX_GRID} cells per side)")
-    vert, horiz = read_segments(dark, box, shape, thickness)
+        if grid is None:
+            return Unparseable(str(exc))
+        grids, thickness = [], max(1.0, min(box[2] - box[0], box[3] - box[1]) / (20 * max(grid)))
+    if grid is not None:
+        if min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2:
+            return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
+        grids = [(grid, 1.0)]
+    shape, vert, horiz = _best_grid(dark, box, grids, thickness)
     thr, level, open_level = wall_threshold(vert, horiz)
     if level < 0.1:
         return Unparseable("the maze's border is too faint to tell walls from corridors")

@@ -122,13 +122,13 @@ def spec_from_ascii(text: str) -> MazeSpec:
     if unknown:
         raise InputError(f"maze ASCII may hold '#', ' ', 'S', 'E', 'X' only; found {unknown}")
     walls = grid == "#"
-    marks = {ch: [tuple(map(int, p)) for p in np.argwhere(grid == ch)] for ch in "SE"}
+    marks: dict[str, list[Cell]] = {ch: [(int(p[0]), int(p[1])) for p in np.argwhere(grid == ch)] for ch in "SE"}
     if len(marks["S"]) != 1 or len(marks["E"]) != 1:
         raise InputError("maze ASCII needs exactly one 'S' (start) and one 'E' (end)")
     s, e = marks["S"][0], marks["E"][0]
     if not (s[0] % 2 and s[1] % 2 and e[0] % 2 and e[1] % 2):
         raise InputError("maze ASCII 'S' and 'E' must sit on cells (odd row and column)")
-    path = {tuple(map(int, p)) for p in np.argwhere(grid == "X")}
+    path: set[Cell] = {(int(p[0]), int(p[1])) for p in np.argwhere(grid == "X")}
     solution = None
     if path:
         ordered = walk_order(path | {s, e}, s)
