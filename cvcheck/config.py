@@ -53,24 +53,45 @@ class MazeConfig:
     # video (C.5.3 "Video extension")
     video_wall_erosion: float = 0.3          #: stronger erosion for videos (cells)
     video_cross_wall_ratio: float = 0.05     #: flagged only if the crossing ratio exceeds 5 %
-    video_settle_frames: int = 6             #: the agent must stay on the goal over the last N frames
+    video_settle_seconds: float = 0.25       #: the agent must stay in the goal cell over the video's last 0.25 s (6 frames at 24 fps)
     video_stride: int = 1                    #: analyse every Nth frame (1 = every frame)
     video_max_gap_frames: int = 12           #: frames the agent may vanish before the track is lost
     # -- added with the maze video verifier (issue 3) --
-    video_style: str = "mmgr"                #: style profile: mmgr (lattice walls, green agent) | mazeplot
+    video_style: str = "auto"                #: auto (the look read from the video) | mmgr | mazeplot (fixed colours)
     video_canvas_cell_px: int = 8            #: video analysis canvas resolution (pixels per lattice cell)
     video_contact_overlap: float = 0.2       #: agent touches a wall iff this share of it is in eroded walls
+    # -- added with the general maze reader (issue 9) --
+    grid: str = ""                           #: grid size when it cannot be read: "N" or "RxC" ("" = measured)
 
     def __post_init__(self) -> None:
         for name in ("canvas_cell_px", "video_canvas_cell_px"):
             if not 4 <= getattr(self, name) <= 128:
                 raise ConfigError(f"maze.{name} must be between 4 and 128 pixels per cell")
-        for name in ("video_stride", "video_settle_frames"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"maze.{name} must be at least 1")
+        if self.video_stride < 1:
+            raise ConfigError("maze.video_stride must be at least 1")
+        if not (0 < self.video_settle_seconds <= 60):
+            raise ConfigError("maze.video_settle_seconds must be in (0, 60]")
+        if self.video_style not in ("auto", "mmgr", "mazeplot"):
+            raise ConfigError(f"maze.video_style must be auto, mmgr or mazeplot, got {self.video_style!r}")
+        self.grid_shape()  # validates the grid override
         for name in ("wall_erosion", "video_wall_erosion"):
             if not 0 <= getattr(self, name) < 0.5:
                 raise ConfigError(f"maze.{name} must be in [0, 0.5) cells (a wall is one cell wide)")
+
+
+    def grid_shape(self) -> tuple[int, int] | None:
+        """The ``grid`` override as (rows, cols), or None when the grid is to be measured."""
+        text = self.grid.strip().lower()
+        if not text:
+            return None
+        rows, sep, cols = text.partition("x")
+        try:
+            shape = (int(rows), int(cols) if sep else int(rows))
+        except ValueError:
+            raise ConfigError(f"maze.grid must be N or RxC (cells), got {self.grid!r}") from None
+        if not (1 <= shape[0] <= 60 and 1 <= shape[1] <= 60) or shape[0] * shape[1] < 2:
+            raise ConfigError(f"maze.grid must be between 1x2 and 60x60 cells, got {self.grid!r}")
+        return shape
 
 
 @dataclass(frozen=True)

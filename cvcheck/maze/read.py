@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import InputError
 from ..schema import Unparseable
 from ..vision.arrays import as_rgb
-from .lattice import Cell, MazeSpec
+from .lattice import Cell, MazeSpec, lattice_to_cell
 
 PAPER_PERCENTILE = 95  #: the paper's brightness: this percentile of the pixels' value
 INK_MIN = 0.25         #: darkness (share of the paper's brightness) that counts as ink when locating
@@ -41,7 +41,6 @@ COLOUR_CHROMA = 45     #: max(RGB) - min(RGB) at or above this is colour, not in
 COLOUR_VALUE = 70      #: ... for pixels at least this bright
 LATTICE_THICKNESS = 0.3  #: walls at least this thick (cells) are read as a lattice (MMGR), thinner ones as lines
 MAX_GRID = 60          #: cells per side at most
-RED_HUES = (165, 12)   #: OpenCV hue window of a red goal (wraps through 0)
 
 Box = tuple[float, float, float, float]  # top, left, bottom, right (floats: line centres)
 
@@ -363,7 +362,8 @@ def _without_marker_ink(ink: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 
 def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
-                  colour: np.ndarray | None = None) -> tuple[list[tuple[tuple[int, int], float]], float, Box]:
+                  colour: np.ndarray | None = None, *,
+                  grid: tuple[int, int] | None = None) -> tuple[list[tuple[tuple[int, int], float]], float, Box]:
     """``(candidate grids with their edge scores, interior wall thickness in pixels, box)``
     from the ink inside the box (the box is corrected where a border merged with a frame).
 
@@ -396,6 +396,8 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     b = y1 - 1 + half if bb > cap or b + bb / 2 >= h - 2 else b
     l = x0 - half if bl > cap or l - bl / 2 <= 1 else l
     r = x1 - 1 + half if br > cap or r + br / 2 >= w - 2 else r
+    if grid is not None:
+        return [(grid, 1.0)], thickness, (t, l, b, r)
     # Where ink starts and stops: on the lines' edges (thin walls) or the lattice's unit
     # boundaries (thick walls), both within half a wall of a cell boundary.
     edges_y = (np.diff(ink.astype(np.int8), axis=0) != 0).sum(axis=1)   # between rows i and i+1
@@ -499,13 +501,15 @@ def lattice_from_segments(vert_walls: np.ndarray, horiz_walls: np.ndarray) -> np
 
 # -- markers ----------------------------------------------------------------------------------
 
-def _in_window(hue: int, window: tuple[int, int]) -> bool:
+def in_window(hue: int, window: tuple[int, int]) -> bool:
+    """Whether an OpenCV hue lies in a window (``lo > hi`` wraps through 0)."""
     lo, hi = window
     return lo <= hue <= hi if lo <= hi else (hue >= lo or hue <= hi)
 
 
-HUE_CLASSES = ((165, 7), (8, 17), (18, 34), (35, 85), (86, 130), (131, 164))  #: red, orange, yellow, green, blue, purple
-GREEN, BLUE = HUE_CLASSES[3], HUE_CLASSES[4]
+#: OpenCV hue windows of the colour classes: red (wraps through 0), orange, yellow, green, blue, purple
+HUE_CLASSES = ((165, 10), (11, 17), (18, 34), (35, 85), (86, 130), (131, 164))
+RED_HUES, GREEN, BLUE = HUE_CLASSES[0], HUE_CLASSES[3], HUE_CLASSES[4]
 
 
 def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marker]:
@@ -585,14 +589,28 @@ def start_and_goal(markers: list[Marker]) -> tuple[Marker | None, Marker | None]
     blue one (a star), else the largest of another colour. Blobs on wall junctions are
     passed over (a coloured speck or an anti-aliased fringe there is no marker)."""
     placed = [m for m in markers if not on_post(m)]
-    goal = next((m for m in placed if _in_window(m.hue, RED_HUES)), None)
-    start = (next((m for m in placed if _in_window(m.hue, GREEN)), None)
-             or next((m for m in placed if _in_window(m.hue, BLUE)), None)
-             or next((m for m in placed if not _in_window(m.hue, RED_HUES)), None))
+    goal = next((m for m in placed if in_window(m.hue, RED_HUES)), None)
+    start = (next((m for m in placed if in_window(m.hue, GREEN)), None)
+             or next((m for m in placed if in_window(m.hue, BLUE)), None)
+             or next((m for m in placed if not in_window(m.hue, RED_HUES)), None))
     return start, goal
 
 
 # -- the reader -------------------------------------------------------------------------------
+
+def locate(image: np.ndarray, grid: tuple[int, int]) -> Box | None:
+    """The centres of the border lines of a maze with a known grid (re-locating it in a frame)."""
+    rgb = as_rgb(image, name="frame")
+    dark, _ = ink_map(rgb)
+    found = find_box(dark)
+    if found is None:
+        return None
+    try:
+        _, _, box = estimate_grid(dark, found[0], found[1], colour_mask(rgb), grid=grid)
+    except InputError:
+        return None
+    return box
+
 
 def _fit(vert: np.ndarray, horiz: np.ndarray) -> float:
     """How cleanly boundary segments split into walls and openings (1: every segment at one
@@ -621,14 +639,19 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
     return best[1], best[2], best[3]
 
 
-def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None) -> MazeReading | Unparseable:
+def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
+              known: MazeSpec | None = None) -> MazeReading | Unparseable:
     """Read a maze puzzle (or a video frame) of any look into a :class:`MazeReading`.
 
     Parameters
     ----------
     image : ndarray of shape (H, W, 3) (or grey / RGBA)
     grid : (rows, cols), optional
-        The grid size when known (a spec, ``maze.grid``); otherwise measured.
+        The grid size when known (``maze.grid``); otherwise measured.
+    known : MazeSpec, optional
+        The maze when it is known (a spec file, a reference): its grid is used, and its
+        start and goal stand in for markers that cannot be seen; the reading then tells
+        how the picture draws the maze.
 
     Returns
     -------
@@ -636,21 +659,18 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None) -> Maze
     goal not reachable from the start).
     """
     rgb = as_rgb(image, name="maze image")
+    grid = known.shape if known is not None else grid
     dark, _ = ink_map(rgb)
     found = find_box(dark)
     if found is None:
         return Unparseable("no maze found (no bordered structure of dark lines)")
     box, borders = found
+    if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
+        return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
     try:
-        grids, thickness, box = estimate_grid(dark, box, borders, colour_mask(rgb))
+        grids, thickness, box = estimate_grid(dark, box, borders, colour_mask(rgb), grid=grid)
     except InputError as exc:
-        if grid is None:
-            return Unparseable(str(exc))
-        grids, thickness = [], max(1.0, min(box[2] - box[0], box[3] - box[1]) / (20 * max(grid)))
-    if grid is not None:
-        if min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2:
-            return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
-        grids = [(grid, 1.0)]
+        return Unparseable(str(exc))
     shape, vert, horiz = _best_grid(dark, box, grids, thickness)
     thr, level, open_level = wall_threshold(vert, horiz)
     if level < 0.1:
@@ -663,13 +683,16 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None) -> Maze
     look = MazeLook(box=box, grid=shape, wall_thickness=thickness / pitch,
                     border_thickness=float(np.median(borders)) / pitch, wall_level=level, open_level=open_level,
                     start=start, goal=goal)
+    walls = lattice_from_segments(vw, hw)
+    if known is not None:
+        spec = MazeSpec.from_lattice(walls, start=lattice_to_cell(known.start), goal=lattice_to_cell(known.goal))
+        return MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
     if start is None or goal is None:
         return Unparseable("maze read, but its " + ("start and goal markers were" if start is goal is None else
                                                     "start marker was" if start is None else "goal marker was")
                            + " not found (coloured blobs: the goal red, the start another colour)")
     if start.cell == goal.cell:
         return Unparseable(f"start and goal markers are in the same cell {list(start.cell)}")
-    walls = lattice_from_segments(vw, hw)
     spec = MazeSpec.from_lattice(walls, start=start.cell, goal=goal.cell)
     if not spec.solution:
         return Unparseable(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "

@@ -218,6 +218,7 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
         "path_maze_cells": [list(lattice_to_cell(p)) for i, p in enumerate(a.cells)
                             if p[0] % 2 and p[1] % 2 and (i == 0 or a.cells[i - 1] != p)],
         "goal": {"first_arrival": a.settling.first_arrival, "final_occluded": a.settling.final_occluded},
+        "detected": a.detected(),
         "alignment": {"box": list(a.box) if a.box else None, "relocations": a.relocations,
                       "canvas_cell_px": a.k, "track_pieces": [list(p) for p in tr.pieces]},
         "notes": _video_notes(a, checks, config),
