@@ -124,7 +124,7 @@ def image_result(a: MazeImageAnalysis, *, id: str, config: MazeConfig, config_ha
         "path_maze_cells": [list(lattice_to_cell(p)) for p in walk if p[0] % 2 and p[1] % 2],
         "crossings": crossing_details(a.crossing, a.spec.walls.shape),
         "loops": [{"row": round(r, 2), "col": round(c, 2), "area": round(s, 3)} for r, c, s in a.loops],
-        "alignment": {"box": list(a.box), "ecc_refined": a.aligned, "canvas_cell_px": a.k},
+        "alignment": {"box": list(a.box), "ecc_refined": a.aligned, "canvas_cell_px": a.k, "walls": a.walls},
         "notes": _image_notes(a, checks, config),
     }
     return _result(checks, metrics, details, id=id, modality="image", config_hash=config_hash)
