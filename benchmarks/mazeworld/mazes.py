@@ -23,6 +23,10 @@ PERFECT_GENERATORS: frozenset[str] = frozenset({"dfs", "wilson", "kruskal", "pri
 _STEPS: tuple[Cell, ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
+class MazeConstraintError(RuntimeError):
+    """No generated maze met the requested constraints (the caller may relax them or retry)."""
+
+
 def is_adjacent(a: Cell, b: Cell) -> bool:
     """True iff ``a`` and ``b`` are 4-neighbours on the grid."""
     return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
@@ -178,8 +182,8 @@ def generate_maze(
     """Generate a maze with maze-dataset, pick endpoints and solve it with maze-dataset.
 
     ``endpoints`` is ``"corner"`` (opposite corners) or ``"random"``; ``min_solution`` and
-    ``max_solution`` bound the solution's number of cells. Raises ``RuntimeError`` when no maze
-    satisfying the constraints turned up in ``attempts`` tries.
+    ``max_solution`` bound the solution's number of cells. Raises :class:`MazeConstraintError` when
+    no maze satisfying the constraints turned up in ``attempts`` tries.
     """
     if endpoints not in ("corner", "random"):
         raise ValueError(f"endpoints must be 'corner' or 'random', got {endpoints!r}")
@@ -208,4 +212,4 @@ def generate_maze(
         if len(solution) < min_solution or (max_solution is not None and len(solution) > max_solution):
             continue
         return Maze(cl, a, b, solution, generator)
-    raise RuntimeError(f"no {generator} maze of grid {grid} met the constraints in {attempts} tries")
+    raise MazeConstraintError(f"no {generator} maze of grid {grid} met the constraints in {attempts} tries")
