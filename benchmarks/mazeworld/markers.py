@@ -45,7 +45,7 @@ class MarkerStyle:
 
     def clearance(self, pitch: float, wall: float) -> float:
         """Largest agent half-extent that stays off the walls (px)."""
-        margin = 2.5 if self.look == "mazeplot" else 1.5
+        margin = 3.0 if self.look == "mazeplot" else 2.0  # resampled wall edge + anti-aliased agent edge
         return (pitch - wall) / 2 - margin
 
     def agent_half(self, pitch: float, wall: float) -> float:

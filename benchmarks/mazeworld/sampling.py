@@ -169,7 +169,8 @@ def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int
         goal_change = int(rng.integers(1, max(2, int(0.3 * n)))) if to_new else int(rng.integers(int(0.2 * n), int(0.7 * n)))
     style = VideoStyle(
         board=board, markers=markers, frame_size=frame_size, fill=fill,
-        place=(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))), bar=_bar(rng),
+        place=(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
+        bar=(255, 255, 255) if caption else _bar(rng),  # captioned strips are paper figures on white
         camera=camera, blur_sigma=float(rng.uniform(0.5, 1.3)) if rng.uniform() < 0.3 else 0.0,
         fps=float(_choice(rng, (1.0, 2.0)) if strip else _choice(rng, (15.0, 16.0, 24.0, 30.0))),
         crf=int(rng.integers(23, 36)), recolour=float(rng.uniform(0.3, 0.8)) if rng.uniform() < 0.2 else 0.0,

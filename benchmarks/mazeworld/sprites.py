@@ -125,7 +125,7 @@ def polyline(image: np.ndarray, points: np.ndarray, colour: Colour, thickness: f
 
 
 def text_mask(text: str, height_px: float) -> np.ndarray:
-    """Anti-aliased ink of ``text`` (float alpha in [0, 1]) cropped tight to its glyphs."""
+    """Anti-aliased ink of ``text`` (float alpha in [0, 1]) cropped to its rows/columns of alpha >= 1/4."""
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = height_px / 22.0
     thickness = max(1, int(round(scale * 1.6)))
@@ -133,7 +133,7 @@ def text_mask(text: str, height_px: float) -> np.ndarray:
     pad = 2 * thickness + 2
     canvas = np.zeros((h + base + 2 * pad, w + 2 * pad), dtype=np.uint8)
     cv2.putText(canvas, text, (pad, pad + h), font, scale, 255, thickness, cv2.LINE_AA)
-    rows, cols = np.nonzero(canvas)
+    rows, cols = np.nonzero(canvas >= 64)  # crop off the faintest anti-aliasing so the box is the visible ink
     return canvas[rows.min(): rows.max() + 1, cols.min(): cols.max() + 1].astype(np.float32) / 255.0
 
 

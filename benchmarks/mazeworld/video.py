@@ -123,6 +123,7 @@ class VideoComposer:
         self.canvases = {k: self.layout.apply(b.image) for k, b in self.boards.items()}
         self._board_to_canvas = self.layout.affine(base.image.shape)
         self._caption_masks: dict[int, np.ndarray] = {}
+        self._borders: tuple[int, int] | None = None
 
     # geometry ---------------------------------------------------------------------------------
     def _caption_band(self) -> int:
@@ -178,23 +179,31 @@ class VideoComposer:
             self._draw_caption(image, f, aff, wall)
         return blur(image, st.blur_sigma)
 
+    def _border_rows(self) -> tuple[int, int]:
+        """First and last rows of the drawn outer border (pixels more than half dark) on the canvas."""
+        rows, cols = self.maze.grid
+        aff = compose(self._board_to_canvas, self.boards[False].cell_to_px)
+        x0 = int((aff @ np.array([-0.5, -0.5, 1.0]))[0]) + 3
+        x1 = int((aff @ np.array([cols - 0.5, rows - 0.5, 1.0]))[0]) - 3
+        dark = np.flatnonzero((self.canvases[False][:, x0:x1].max(axis=2) < 128).any(axis=1))
+        return int(dark.min()), int(dark.max())
+
     def _draw_caption(self, image: np.ndarray, f: int, aff: np.ndarray, wall: float) -> None:
+        """"Frame N" centred over (or under) the maze, its ink ``caption_gap`` px off the border."""
         st = self.style
         number = f * st.caption_step + (1 if st.caption_step == 1 else 0)
         mask = self._caption_masks.get(number)
         if mask is None:
             mask = self._caption_masks[number] = sprites.text_mask(f"Frame {number}", self._caption_height())
+        if self._borders is None:
+            self._borders = self._border_rows()
         rows, cols = self.maze.grid
-        x_left, y_top = aff @ np.array([-0.5, -0.5, 1.0])
-        x_right, y_bottom = aff @ np.array([cols - 0.5, rows - 0.5, 1.0])
+        x_left = (aff @ np.array([-0.5, -0.5, 1.0]))[0]
+        x_right = (aff @ np.array([cols - 0.5, rows - 0.5, 1.0]))[0]
         h, w = mask.shape
         x = int(round((x_left + x_right) / 2 - w / 2))
-        if st.caption == "top":
-            edge = int(np.floor(y_top - wall / 2 + 0.5))  # first row of the outer border
-            y = edge - st.caption_gap - h
-        else:
-            edge = int(np.ceil(y_bottom + wall / 2 - 0.5))  # last row of the outer border
-            y = edge + 1 + st.caption_gap
+        first, last = self._borders
+        y = first - st.caption_gap - h if st.caption == "top" else last + 1 + st.caption_gap
         sprites.paste_ink(image, mask, (x, y), (0, 0, 0))
 
     def frames(self):
