@@ -150,9 +150,12 @@ def build_video(spec: CaseSpec, folder: Path) -> tuple[dict, dict, tuple[str, ..
         "frame_size": list(st.frame_size), "fps": st.fps, "n_frames": n, "crf": st.crf, "mode": draw.timeline.mode,
         "speed": round(draw.timeline.speed, 4), "cell_px": round(pitch, 3), "wall_px": round(wall, 3),
         "agent_half_px": round(st.markers.agent_half(pitch, wall), 3), "board": board_params(st.board),
-        "blur_sigma": round(st.blur_sigma, 3), "icon_frames": st.icon_frames,
+        "blur_sigma": round(st.blur_sigma, 3), "icon_frames": st.icon_frames, "generator": draw.maze.generator,
     }
-    return labels, params, draw.effects
+    effects = draw.effects
+    if params["agent_half_px"] <= 5.0:
+        effects = tuple(sorted({*effects, "small_markers"}))
+    return labels, params, effects
 
 
 def build_image(spec: CaseSpec, folder: Path) -> tuple[dict, dict, tuple[str, ...]]:
@@ -164,7 +167,7 @@ def build_image(spec: CaseSpec, folder: Path) -> tuple[dict, dict, tuple[str, ..
     labels["cell_to_px"] = np.round(affine, 4).tolist()
     st = draw.style
     params = {"out_size": list(st.out_size), "cell_px": round(scale_of(affine), 3), "board": board_params(st.board),
-              "blur_sigma": round(st.blur_sigma, 3), "jpeg_quality": st.jpeg_quality}
+              "blur_sigma": round(st.blur_sigma, 3), "jpeg_quality": st.jpeg_quality, "generator": draw.maze.generator}
     return labels, params, draw.effects
 
 
@@ -189,7 +192,7 @@ def build_case(spec: CaseSpec, out: Path) -> dict:
     return {
         "schema": SCHEMA, "id": spec.case_id, "modality": spec.modality, "look": spec.look,
         "behaviour": spec.behaviour, "effects": list(effects), "grid": maze["grid"],
-        "generator": maze["generator"], "answer": f"{rel}/{answer}", "puzzle": f"{rel}/puzzle.png",
+        "generator": params.pop("generator"), "answer": f"{rel}/{answer}", "puzzle": f"{rel}/puzzle.png",
         "maze": f"{rel}/maze.json", "maze_ascii": f"{rel}/maze.txt", "reference": f"{rel}/reference.png",
         "labels_file": f"{rel}/labels.json", "labels": {k: labels[k] for k in SUMMARY_KEYS}, "params": params,
     }

@@ -116,13 +116,13 @@ class Maze:
         return self.solved_maze().as_ascii()
 
     def to_json(self) -> dict:
+        """``maze.json``: grid, maze-dataset's connection_list, start, goal and solution."""
         return {
             "grid": list(self.grid),
             "connection_list": self.connection_list.astype(bool).tolist(),
             "start": list(self.start),
             "goal": list(self.goal),
             "solution": [list(c) for c in self.solution],
-            "generator": self.generator,
         }
 
 
