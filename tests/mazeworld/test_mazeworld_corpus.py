@@ -60,18 +60,12 @@ def test_videos_decode_with_the_planned_frame_count(corpus):
 
 @pytest.mark.slow
 def test_same_seed_same_corpus_whatever_the_workers(corpus, tmp_path):
-    """Labels, mazes and PNGs are byte-identical; videos decode to identical frames (x264 may break
-    ties between equivalent intra modes differently, changing a few bytes but no pixel)."""
+    """Every file of a case, mp4 included, is byte-identical between a 1-worker and a 2-worker run."""
     write_corpus(tmp_path, videos=4, images=4, seed=3, behaviours=SMALL, workers=2, progress=False)
     assert (tmp_path / "cases.jsonl").read_text() == (corpus / "cases.jsonl").read_text()
     for r in map(json.loads, (corpus / "cases.jsonl").read_text().splitlines()):
-        for key in ("labels_file", "maze", "maze_ascii", "puzzle", "reference"):
+        for key in ("answer", "labels_file", "maze", "maze_ascii", "puzzle", "reference"):
             assert (tmp_path / r[key]).read_bytes() == (corpus / r[key]).read_bytes(), (r["id"], key)
-        if r["modality"] == "image":
-            assert (tmp_path / r["answer"]).read_bytes() == (corpus / r["answer"]).read_bytes()
-        else:
-            a, b = _decode(tmp_path / r["answer"]), _decode(corpus / r["answer"])
-            assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def test_other_seed_other_corpus(corpus, tmp_path):
