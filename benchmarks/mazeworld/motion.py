@@ -18,6 +18,8 @@ from .mazes import Cell
 from .plans import Plan, PlanError
 
 FRAME_OPTIONS: tuple[int, ...] = (49, 65, 81, 97, 121, 145, 193)
+#: How often each frame count is aimed at (Wan/MiniVeo3-like 81 most, Veo-3-like 193 least).
+FRAME_WEIGHTS: tuple[float, ...] = (0.12, 0.2, 0.25, 0.15, 0.13, 0.08, 0.07)
 STRIP_FRAMES: tuple[int, int] = (8, 20)
 
 
@@ -107,25 +109,28 @@ def _evaluate(segs: Sequence[_Segment], start: Cell, n_frames: int) -> np.ndarra
 
 
 def glide_timeline(plan: Plan, rng: np.random.Generator, *, hide_first: bool, icon_frames: int,
-                   glide_in: bool, speed_range: tuple[float, float] = (0.12, 0.45),
-                   frame_options: Sequence[int] = FRAME_OPTIONS) -> Timeline:
-    """Glide motion at a random per-case speed, fitted into one of ``frame_options`` frame counts."""
+                   glide_in: bool, speed_range: tuple[float, float] = (0.08, 0.5),
+                   frame_options: Sequence[int] = FRAME_OPTIONS,
+                   frame_weights: Sequence[float] | None = FRAME_WEIGHTS) -> Timeline:
+    """Glide motion: a frame count is drawn and the per-case speed (cells per frame, within
+    ``speed_range``) fills 55-85 % of it with motion; the video then has the smallest of
+    ``frame_options`` that holds the motion and the final hold."""
     lo, hi = speed_range
-    speed = float(math.exp(rng.uniform(math.log(lo), math.log(hi))))
     start_hold = float(rng.integers(2, 9)) + float(rng.uniform(0.1, 0.4))  # off-integer: no frame on a cell edge
     end_hold = icon_frames + int(rng.integers(5, 12))
-    for _ in range(8):
-        segs, t_end = _segments(plan, speed, start_hold, glide_in)
-        need = math.ceil(t_end) + end_hold
-        if need <= frame_options[-1]:
-            break
-        speed *= 1.25
-        if speed > 0.6:
-            raise PlanError("path too long for a glide video")
-    else:
-        raise PlanError("path too long for a glide video")
+    p = None if frame_weights is None or len(frame_weights) != len(frame_options) else np.asarray(frame_weights)
+    target = frame_options[int(rng.choice(len(frame_options), p=None if p is None else p / p.sum()))]
+    units = sum(3.0 if m == "wall" else 1.0 for m in plan.moves if m != "jump")
+    units += 1.2 if glide_in and plan.moves and plan.moves[-1] == "walk" else 0.0
+    fixed = sum(m == "jump" for m in plan.moves) + sum(plan.pauses.values())
+    room = float(rng.uniform(0.55, 0.85)) * target - start_hold - end_hold - fixed
+    speed = float(np.clip(units / room, lo, hi)) if room > 0 else hi
+    segs, t_end = _segments(plan, speed, start_hold, glide_in)
+    need = math.ceil(t_end) + end_hold
     options = [n for n in frame_options if n >= need]
-    n_frames = options[min(len(options) - 1, int(rng.integers(0, 2)))]
+    if not options:
+        raise PlanError(f"path too long for a glide video ({need} frames needed)")
+    n_frames = options[0]
     positions = _evaluate(segs, plan.path[0], n_frames)
     visible = np.ones(n_frames, dtype=bool)
     if hide_first:

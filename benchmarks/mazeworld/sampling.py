@@ -139,7 +139,7 @@ def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int
     markers = MarkerStyle(look, agent_scale=float(rng.uniform(0.85, 1.1)),
                           small_agent_px=float(rng.uniform(3, 5)) if small else None,
                           agent_edge=look == "vmeval" and rng.uniform() < 0.5)
-    if look == "mazeplot" and 480 <= board.size_px[1] <= 720 and rng.uniform() < 0.5:
+    if look == "mazeplot" and 480 <= board.size_px[1] <= 720 and board.size_px[0] >= 640 and rng.uniform() < 0.5:
         frame_size, fill = board.size_px, 1.0  # the video is the figure itself (MiniVeo3-style)
     else:
         frame_size, fill = _choice(rng, VIDEO_SIZES, _VIDEO_SIZE_P), float(rng.uniform(0.85, 1.0))

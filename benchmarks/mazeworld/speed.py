@@ -28,7 +28,7 @@ def time_case(look: str, seed: int, frame_size: tuple[int, int], folder: Path) -
     maze, plan = sample_maze_and_plan(rng, "valid", grid_range=(7, 7))
     draw = sample_video(rng, look, "valid", seed)
     timeline = glide_timeline(plan, rng, hide_first=look == "mazeplot", icon_frames=draw.style.icon_frames,
-                              glide_in=True, speed_range=(0.3, 0.45), frame_options=(81,))
+                              glide_in=True, speed_range=(0.1, 1.0), frame_options=(81,))
     style = replace(draw.style, frame_size=frame_size, camera=draw.style.camera, wall_change=None, goal_change=None)
     t1 = time.perf_counter()
     comp = VideoComposer(maze, plan, timeline, style)
