@@ -96,10 +96,6 @@ class Maze:
             raise RuntimeError(f"maze-dataset path {a}->{b} is not shortest")
         return path  # type: ignore[return-value]
 
-    def with_connections(self, connection_list: np.ndarray) -> "Maze":
-        """The same endpoints and solution over another wall layout (used for drawn edits)."""
-        return Maze(connection_list.copy(), self.start, self.goal, self.solution, self.generator)
-
     def lattice_maze(self) -> LatticeMaze:
         return LatticeMaze(connection_list=self.connection_list.copy())
 

@@ -31,7 +31,13 @@ class PlanError(RuntimeError):
 
 @dataclass(frozen=True, eq=False)
 class Plan:
-    """What the answer shows: ``path``/``moves`` of the agent, pauses and layout changes."""
+    """What the answer shows.
+
+    ``moves[i]`` takes the agent from ``path[i]`` to ``path[i+1]``; ``pauses[i]`` holds it that many
+    frames (glide) on arriving at ``path[i]``; ``drawn_walls`` is the connection list drawn once the
+    walls change, ``goal_after`` the cell the goal marker moves to, ``start_drawn`` where an image
+    draws its start marker (when not the maze's start).
+    """
 
     behaviour: str
     path: tuple[Cell, ...]
@@ -40,10 +46,6 @@ class Plan:
     drawn_walls: np.ndarray | None = None
     goal_after: Cell | None = None
     start_drawn: Cell | None = None
-
-    @property
-    def ends_at_goal_marker(self) -> bool:
-        return self.goal_after is None
 
 
 def _walk(path: list[Cell]) -> tuple[tuple[Cell, ...], tuple[str, ...]]:

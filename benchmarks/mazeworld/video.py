@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
@@ -160,10 +161,11 @@ class VideoComposer:
             return float(x), float(y)
 
         colour = mk.agent_colour(f, tl.n_frames, st.recolour)
-        if st.trail:
-            pts = [px(tuple(tl.positions[g])) for g in range(f + 1) if tl.visible[g]]
-            if len(pts) >= 2:
-                sprites.polyline(image, np.array(pts), blend(colour, (255, 255, 255), 0.5), mk.trail_px(pitch, wall))
+        if st.trail:  # the agent's own track so far, lighter, inside the corridors
+            rc = tl.positions[: f + 1][tl.visible[: f + 1]]
+            if len(rc) >= 2:
+                pts = np.c_[rc[:, 1], rc[:, 0], np.ones(len(rc))] @ aff.T
+                sprites.polyline(image, pts, blend(colour, (255, 255, 255), 0.5), mk.trail_px(pitch, wall))
         if st.start_left or st.board.look == "mazeplot":
             mk.draw_start(image, px(self.maze.start), pitch, wall)
         goal = self.schedule.goal_cell_at(f)
@@ -176,7 +178,7 @@ class VideoComposer:
         if self.schedule.icon_at(f):
             mk.draw_icon(image, px(self.maze.goal), pitch, st.icon or "")
         if st.caption:
-            self._draw_caption(image, f, aff, wall)
+            self._draw_caption(image, f, aff)
         return blur(image, st.blur_sigma)
 
     def _border_rows(self) -> tuple[int, int]:
@@ -188,7 +190,7 @@ class VideoComposer:
         dark = np.flatnonzero((self.canvases[False][:, x0:x1].max(axis=2) < 128).any(axis=1))
         return int(dark.min()), int(dark.max())
 
-    def _draw_caption(self, image: np.ndarray, f: int, aff: np.ndarray, wall: float) -> None:
+    def _draw_caption(self, image: np.ndarray, f: int, aff: np.ndarray) -> None:
         """"Frame N" centred over (or under) the maze, its ink ``caption_gap`` px off the border."""
         st = self.style
         number = f * st.caption_step + (1 if st.caption_step == 1 else 0)
@@ -206,7 +208,7 @@ class VideoComposer:
         y = first - st.caption_gap - h if st.caption == "top" else last + 1 + st.caption_gap
         sprites.paste_ink(image, mask, (x, y), (0, 0, 0))
 
-    def frames(self):
+    def frames(self) -> Iterator[np.ndarray]:
         for f in range(self.timeline.n_frames):
             yield self.frame(f)
 
