@@ -173,7 +173,7 @@ def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int
         bar=(255, 255, 255) if caption else _bar(rng),  # captioned strips are paper figures on white
         camera=camera, blur_sigma=float(rng.uniform(0.5, 1.3)) if rng.uniform() < 0.3 else 0.0,
         fps=float(_choice(rng, (1.0, 2.0)) if strip else _choice(rng, (15.0, 16.0, 24.0, 30.0))),
-        crf=int(rng.integers(23, 36)), recolour=float(rng.uniform(0.3, 0.8)) if rng.uniform() < 0.2 else 0.0,
+        crf=int(rng.integers(23, 36)), recolour=float(rng.uniform(0.2, 0.5)) if rng.uniform() < 0.2 else 0.0,
         trail=behaviour == "trail", start_left=look != "mazeplot" and rng.uniform() < 0.3,
         distractor=distractor, distractor_px=float(rng.uniform(2.0, 3.5)), icon=icon, icon_frames=icon_frames, caption=caption,
         caption_gap=int(_choice(rng, (0, 0, 1, 2))), caption_step=int(_choice(rng, (1, 8, 12, 16, 24))),
