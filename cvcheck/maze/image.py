@@ -21,6 +21,9 @@ from .metrics import Crossing, Layout, PathMatch, layout_match, path_loops, path
 from .read import MazeReading, lattice_from_segments, read_maze
 
 
+LATTICE_DARK = 0.25  #: MMGR's lattice walls darken half the maze; thin-line looks a few percent
+
+
 @dataclass(frozen=True)
 class MazeImageAnalysis:
     """Everything an image verdict is computed from (kept for overlays and debugging)."""
@@ -58,10 +61,12 @@ def analyse_image(answer: np.ndarray, spec: MazeSpec, *, config: MazeConfig) -> 
     MazeImageAnalysis, or Unparseable with the reason when no maze can be read.
     """
     image = as_rgb(answer, name="answer")
-    reading = read_maze(image, known=spec)
-    if not isinstance(reading, Unparseable) and reading.look.walls == "lines":
-        return _analyse_lines(image, reading, spec, config)
     located = locate_maze(image)
+    if located is None or located.dark_fraction < LATTICE_DARK:
+        # thin walls (or none found by the lattice locator): the general reader
+        reading = read_maze(image, known=spec)
+        if not isinstance(reading, Unparseable) and reading.look.walls == "lines":
+            return _analyse_lines(image, reading, spec, config)
     if located is None:
         return Unparseable("no maze walls found in the answer")
     k = config.canvas_cell_px

@@ -31,7 +31,8 @@ from .style import StyleProfile
 NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is on the start
 MOVED = 0.4            #: cells: a followed blob this much farther than "on the start" has moved away
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
-MIN_AGENT = 0.008      #: cells^2: smaller coloured specks (compression fringes) are no agent
+GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
+MIN_AGENT = 0.002      #: cells^2: smaller coloured specks are no agent (a 3-px dot in an 80-px cell is 0.004)
 LATTICE_THICKNESS = 0.3  #: walls this thick (cells) are analysed as a lattice, thinner ones as lines
 
 
@@ -59,7 +60,9 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> tuple[
     """Follow every blob that began on the start, frame to frame (within ``FOLLOW`` cells):
     ``(blobs followed, first frame, farthest distance from the start)``; None if none began
     there. A start marker that stays and an agent leaving it are both followed."""
-    first, followed, current = None, [], []
+    first: int | None = None
+    followed: list[Marker] = []
+    current: list[Marker] = []
     far = 0.0
     for f, blobs in enumerate(per_frame):
         if first is None:
@@ -73,7 +76,11 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> tuple[
             current = nxt
             followed += nxt
             far = max(far, max(float(np.hypot(b.row - start[0], b.col - start[1])) for b in nxt))
-    return (followed, first, far) if first is not None else None
+    if first is None:
+        return None
+    # an agent drawing a trail stays one growing blob whose centre lags behind it
+    grew = max(b.area for b in followed) >= GREW * followed[0].area
+    return followed, first, far + (MOVED + NEAR_START if grew else 0.0)
 
 
 def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) -> AgentLook:
@@ -110,9 +117,10 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     cls, followed, _, _ = pick
     on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START] or followed
     rgb = np.array([b.rgb for b in followed], np.float64)
+    early = on_start[:3]  # size and vividness as first seen on the start, before any trail it may draw
     return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])),
-                     area=float(np.median([b.area for b in on_start])),
-                     saturation=int(np.median([_saturation(b) for b in followed])),
+                     area=float(np.median([b.area for b in early])),
+                     saturation=int(np.median([_saturation(b) for b in early])),
                      value=int(np.median(rgb.max(axis=1))), how=how)
 
 

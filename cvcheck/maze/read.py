@@ -333,7 +333,7 @@ def _cell_counts(profile: np.ndarray, length: float, thickness: float) -> list[t
         # ... and the share of its interior lines that carry edges: a finer grid whose lines
         # happen to catch both edges of the real lines leaves most of its own lines empty
         per_line = np.bincount(nearest[near].astype(int), weights=profile[near], minlength=n + 1)[1:n]
-        used = float((per_line > 0.1 * per_line.mean()).mean()) if per_line.size and per_line.any() else 1.0
+        used = float((per_line > 0.02 * per_line.max()).mean()) if per_line.size and per_line.any() else 1.0
         scores[n] = share * used
     best = max(scores.values())
     ranked = sorted((n for n in scores if scores[n] >= 0.6 * best), key=lambda n: -scores[n])
@@ -444,25 +444,20 @@ def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: 
     h, w = dark.shape
     half_x = thickness / 2 + max(1.0, slack * px)
     half_y = thickness / 2 + max(1.0, slack * py)
-    vert = np.zeros((rows, cols + 1), np.float32)
-    horiz = np.zeros((rows + 1, cols), np.float32)
-    for i in range(rows):
-        ya, yb = int(round(t + (i + 0.25) * py)), int(round(t + (i + 0.75) * py)) + 1
-        ya, yb = max(0, ya), min(h, max(yb, ya + 1))
-        for j in range(cols + 1):
-            x = l + j * px
-            xa, xb = max(0, int(np.floor(x - half_x))), min(w, int(np.ceil(x + half_x)) + 1)
-            if xb > xa and yb > ya:
-                vert[i, j] = float(dark[ya:yb, xa:xb].max(axis=1).mean())
-    for i in range(rows + 1):
-        y = t + i * py
-        ya, yb = max(0, int(np.floor(y - half_y))), min(h, int(np.ceil(y + half_y)) + 1)
-        for j in range(cols):
-            xa, xb = int(round(l + (j + 0.25) * px)), int(round(l + (j + 0.75) * px)) + 1
-            xa, xb = max(0, xa), min(w, max(xb, xa + 1))
-            if xb > xa and yb > ya:
-                horiz[i, j] = float(dark[ya:yb, xa:xb].max(axis=0).mean())
-    return vert, horiz
+    # one gather per direction: along = the central half of each segment, across = the window
+    along_y = _span(t + (np.arange(rows) + 0.25) * py, 0.5 * py, h)             # (rows, L)
+    across_x = _span(l + np.arange(cols + 1) * px - half_x, 2 * half_x, w)      # (cols+1, W)
+    vert = dark[along_y[:, :, None, None], across_x[None, None, :, :]].max(axis=3).mean(axis=1)
+    across_y = _span(t + np.arange(rows + 1) * py - half_y, 2 * half_y, h)      # (rows+1, W)
+    along_x = _span(l + (np.arange(cols) + 0.25) * px, 0.5 * px, w)             # (cols, L)
+    horiz = dark[across_y[:, :, None, None], along_x[None, None, :, :]].max(axis=1).mean(axis=2)
+    return vert.astype(np.float32), horiz.astype(np.float32)
+
+
+def _span(starts: np.ndarray, length: float, limit: int) -> np.ndarray:
+    """Integer pixel indices ``[start, start + length]`` for each start (clipped to the picture)."""
+    n = max(1, int(round(length)) + 1)
+    return np.clip(np.round(starts)[:, None].astype(np.int64) + np.arange(n)[None, :], 0, limit - 1)
 
 
 def _otsu(values: np.ndarray) -> tuple[float, float, float]:
@@ -519,71 +514,56 @@ HUE_CLASSES = ((165, 10), (11, 17), (18, 34), (35, 85), (86, 130), (131, 164))
 RED_HUES, GREEN, BLUE = HUE_CLASSES[0], HUE_CLASSES[3], HUE_CLASSES[4]
 
 
+MARKER_PX_PER_CELL = 64  #: markers are found on the maze resampled to at most this many pixels per cell
+
+
 def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marker]:
     """Coloured blobs inside the maze (largest first), each placed in its cell.
 
     Blobs are found per hue class (red, orange, yellow, green, blue, purple), so a
     solution path does not swallow the markers at its ends; a blob spanning more than 1.6
-    cells (a path, a line) is no marker.
+    cells (a path, a line) is no marker. The maze is first resampled to at most
+    ``MARKER_PX_PER_CELL`` pixels per cell (a 3-px dot at 8 px per lattice cell survives).
     """
     t, l, b, r = box
     rows, cols = grid
-    py, px = (b - t) / rows, (r - l) / cols
     y0, y1 = max(0, int(t)), min(rgb.shape[0], int(np.ceil(b)) + 1)
     x0, x1 = max(0, int(l)), min(rgb.shape[1], int(np.ceil(r)) + 1)
     crop = rgb[y0:y1, x0:x1]
+    scale = min(1.0, MARKER_PX_PER_CELL / max(1.0, (b - t) / rows, (r - l) / cols))
+    if scale < 1.0:
+        crop = cv2.resize(crop, (max(1, int(round(crop.shape[1] * scale))), max(1, int(round(crop.shape[0] * scale)))),
+                          interpolation=cv2.INTER_AREA)
+    py, px = (b - t) / rows * scale, (r - l) / cols * scale  # cell size on the crop
     hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)
-    colour = colour_mask(crop) > 0
+    colour = colour_mask(crop)
     hue = hsv[:, :, 0]
+    ang = hue.astype(np.float32) * np.float32(2 * np.pi / 180)
+    planes = (np.cos(ang), np.sin(ang), crop[:, :, 0], crop[:, :, 1], crop[:, :, 2])
     out = []
     for lo, hi in HUE_CLASSES:
-        band = colour & ((hue >= lo) & (hue <= hi) if lo <= hi else (hue >= lo) | (hue <= hi))
-        closed = cv2.morphologyEx(band.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        out += [_marker(sel, crop, hsv, box, grid, (y0, x0)) for sel, _ in _pieces(closed, px=px, py=py)]
-    min_area = max(3.0, 0.001 * py * px) / (py * px)
-    return sorted((m for m in out if m is not None and m.area >= min_area), key=lambda m: -m.area)
-
-
-def _pieces(mask: np.ndarray, *, px: float = 0.0, py: float = 0.0) -> list[tuple[np.ndarray, int]]:
-    """Connected pieces of a mask as (boolean mask, area); with ``px``/``py``, only those
-    spanning at most 1.6 cells."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    out = []
-    for i in range(1, count):
-        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if px and (bw > 1.6 * px or bh > 1.6 * py):
+        band = cv2.inRange(hue, lo, hi) if lo <= hi else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi))
+        band = cv2.morphologyEx(cv2.bitwise_and(band, colour), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(band, connectivity=8)
+        if count <= 1:
             continue
-        out.append((labels == i, int(stats[i, cv2.CC_STAT_AREA])))
-    return out
-
-
-def _marker(sel: np.ndarray, crop: np.ndarray, hsv: np.ndarray, box: Box, grid: tuple[int, int],
-            origin: tuple[int, int]) -> Marker | None:
-    t, l, b, r = box
-    rows, cols = grid
-    py, px = (b - t) / rows, (r - l) / cols
-    coloured = sel & (hsv[:, :, 1] >= 60)
-    if not coloured.any():
-        return None
-    ys, xs = np.nonzero(sel)
-    colour = np.median(crop[coloured], axis=0).astype(int)
-    cy, cx = (ys.mean() + origin[0] - t) / py, (xs.mean() + origin[1] - l) / px
-    cell = (int(np.clip(np.floor(cy), 0, rows - 1)), int(np.clip(np.floor(cx), 0, cols - 1)))
-    return Marker(cell=cell, row=float(cy), col=float(cx), area=float(sel.sum()) / (py * px),
-                  hue=dominant_hue(hsv[:, :, 0][coloured]), rgb=(int(colour[0]), int(colour[1]), int(colour[2])))
-
-
-def dominant_hue(hues: np.ndarray) -> int:
-    """The hue most of an object has (OpenCV units, 0-179): the fullest 20-degree window's
-    circular mean, so a flag's pole or an icon's rim does not shift its cloth's hue."""
-    h = hues.astype(np.int64) % 180
-    counts = np.bincount(h, minlength=180)
-    window = np.convolve(np.concatenate([counts[-10:], counts, counts[:10]]), np.ones(21), mode="valid")
-    centre = int(np.argmax(window[:180]))
-    near = np.abs(((h - centre + 90) % 180) - 90) <= 10
-    ang = h[near].astype(np.float64) * (2 * np.pi / 180)
-    mean = np.arctan2(np.sin(ang).mean(), np.cos(ang).mean())
-    return int(round((mean % (2 * np.pi)) * 180 / (2 * np.pi))) % 180
+        ys, xs = np.nonzero(labels)
+        lab = labels[ys, xs]
+        sums = [np.bincount(lab, weights=p[ys, xs], minlength=count) for p in planes]
+        for i in range(1, count):
+            bw, bh, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], float(stats[i, cv2.CC_STAT_AREA])
+            if bw > 1.6 * px or bh > 1.6 * py:
+                continue
+            mean_hue = np.arctan2(sums[1][i], sums[0][i]) % (2 * np.pi) * 180 / (2 * np.pi)
+            # back to picture pixels (area resampling keeps pixel centres), then to cells
+            fy, fx = y0 + (cents[i][1] + 0.5) / scale - 0.5, x0 + (cents[i][0] + 0.5) / scale - 0.5
+            cy, cx = (fy - t) * scale / py, (fx - l) * scale / px
+            cell = (int(np.clip(np.floor(cy), 0, rows - 1)), int(np.clip(np.floor(cx), 0, cols - 1)))
+            out.append(Marker(cell=cell, row=float(cy), col=float(cx), area=area / (py * px),
+                              hue=int(round(mean_hue)) % 180,
+                              rgb=tuple(int(round(sums[c][i] / area)) for c in (2, 3, 4))))  # type: ignore[arg-type]
+    min_area = max(3.0, 0.001 * py * px) / (py * px)
+    return sorted((m for m in out if m.area >= min_area), key=lambda m: -m.area)
 
 
 def on_post(m: Marker, *, within: float = 0.15) -> bool:
@@ -593,13 +573,15 @@ def on_post(m: Marker, *, within: float = 0.15) -> bool:
 
 def start_and_goal(markers: list[Marker]) -> tuple[Marker | None, Marker | None]:
     """The goal is the largest red marker; the start the largest green one, else the largest
-    blue one (a star), else the largest of another colour. Blobs on wall junctions are
-    passed over (a coloured speck or an anti-aliased fringe there is no marker)."""
+    blue one (a star), else the largest of another colour, outside the goal's cell. Blobs
+    on wall junctions are passed over (a coloured speck or an anti-aliased fringe there is
+    no marker)."""
     placed = [m for m in markers if not on_post(m)]
     goal = next((m for m in placed if in_window(m.hue, RED_HUES)), None)
-    start = (next((m for m in placed if in_window(m.hue, GREEN)), None)
-             or next((m for m in placed if in_window(m.hue, BLUE)), None)
-             or next((m for m in placed if not in_window(m.hue, RED_HUES)), None))
+    others = [m for m in placed if goal is None or m.cell != goal.cell]  # a flag's pole is part of the goal
+    start = (next((m for m in others if in_window(m.hue, GREEN)), None)
+             or next((m for m in others if in_window(m.hue, BLUE)), None)
+             or next((m for m in others if not in_window(m.hue, RED_HUES)), None))
     return start, goal
 
 

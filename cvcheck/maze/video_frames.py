@@ -189,9 +189,9 @@ class FrameAnalyser:
             dark = colors.dark_mask(canvas) & self.iou_care
             union = np.count_nonzero(dark | self.ref_care)
             return float(np.count_nonzero(dark & self.ref_care) / union) if union else 0.0
-        est_v, est_h = self.read_slots(hsv)
-        inter = np.count_nonzero(est_v & self.ref_v) + np.count_nonzero(est_h & self.ref_h)
-        union = np.count_nonzero(est_v | self.ref_v) + np.count_nonzero(est_h | self.ref_h)
+        est_v, est_h, seen_v, seen_h = self.read_slots(hsv)
+        inter = np.count_nonzero(est_v & self.ref_v & seen_v) + np.count_nonzero(est_h & self.ref_h & seen_h)
+        union = np.count_nonzero((est_v | self.ref_v) & seen_v) + np.count_nonzero((est_h | self.ref_h) & seen_h)
         return float(inter / union) if union else 0.0
 
     def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
@@ -287,13 +287,16 @@ class FrameAnalyser:
         self._lines_x = np.arange(cols + 1) * 2 * k + self.pad          # canvas columns of vertical lines
         self._lines_y = np.arange(rows + 1) * 2 * k + self.pad
 
-    def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which wall lines are drawn: boolean (rows, cols+1) vertical and (rows+1, cols) horizontal."""
+    def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Which wall lines are drawn, and which could be seen: boolean (rows, cols+1) vertical
+        and (rows+1, cols) horizontal, then the same for "not hidden" (a line under the agent,
+        an icon or a marker for more than a quarter of its length is neither drawn nor erased)."""
         rows, cols = self.spec.shape
         k2 = 2 * self.k
         value = hsv[:, :, 2].astype(np.float32)
         dark = (255.0 - value) / 255.0
-        dark[hsv[:, :, 1] >= self.style.min_saturation] = 0.0  # coloured icons are not walls
+        coloured = (hsv[:, :, 1] >= self.style.min_saturation).astype(np.float32)
+        dark[coloured > 0] = 0.0  # coloured icons are not walls
         h, w = dark.shape
         xs = np.clip(self._lines_x[:, None] + self._offs[None, :], 0, w - 1)        # (cols+1, O)
         ys = np.clip(self._lines_y[:, None] + self._offs[None, :], 0, h - 1)        # (rows+1, O)
@@ -301,20 +304,24 @@ class FrameAnalyser:
         cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, w - 1)  # (cols, B)
         vs = dark[rows_idx][:, :, xs].mean(axis=1).max(axis=2)                     # (rows, cols+1)
         hs = dark[ys][:, :, cols_idx].mean(axis=3).max(axis=1)                     # (rows+1, cols)
+        seen_v = coloured[rows_idx][:, :, xs].mean(axis=1).max(axis=2) <= 0.25
+        seen_h = coloured[ys][:, :, cols_idx].mean(axis=3).max(axis=1) <= 0.25
         # The darkness of a drawn line depends on its width and the canvas scale (a heavy
         # border, faint 1-px walls), so the threshold is set between the reference's walls
         # as drawn at their darkest so far in this video (lines fading out are then read as
         # gone) and its open boundaries as first seen (white, or a faint cell grid).
-        walls = np.concatenate([vs[self.ref_v], hs[self.ref_h]])
-        opened = np.concatenate([vs[~self.ref_v], hs[~self.ref_h]])
+        walls = np.concatenate([vs[self.ref_v & seen_v], hs[self.ref_h & seen_h]])
+        opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
+        if not walls.size:
+            return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
         self.level = max(self.level, float(np.median(walls)))
         if self.open_level is None:
             self.open_level = float(np.median(opened)) if opened.size else 0.0
         base = min(self.open_level, 0.5 * self.level)
         if self.level - base < 0.03:
-            return np.zeros_like(vs, bool), np.zeros_like(hs, bool)
+            return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
         thr = base + 0.45 * (self.level - base)
-        return vs > thr, hs > thr
+        return vs > thr, hs > thr, seen_v, seen_h
 
 
 def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
