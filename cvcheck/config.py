@@ -79,6 +79,11 @@ def text(default: str = "", *, pattern: str | None = None, what: str = "") -> An
     return field(default=default, metadata={"pattern": pattern, "what": what})
 
 
+def name(default: str) -> Any:
+    """A name (letters, digits, ``_``, ``.``, ``-``; at most 128 characters), checked again where it is used."""
+    return text(default, pattern=r"[A-Za-z][\w.-]{0,127}", what="a name (letters, digits, _ . -)")
+
+
 def check_section(section: Any) -> None:
     """Check every setting of a section instance against its declaration (type, range, choices).
 
@@ -134,11 +139,11 @@ class MediaConfig:
 
     SECTION: ClassVar[str] = "media"
 
-    max_pixels: int = ranged(64_000_000, 1, 1_000_000_000)              #: refuse images (or frames) larger than this
-    max_file_bytes: int = ranged(2_000_000_000, 1, 2**40)               #: refuse files larger than this
-    max_frames: int = ranged(100_000, 1, 100_000_000)                   #: stop reading a video after this many frames (reported)
-    max_decoded_bytes: int = ranged(256 * 2**20, 1, 2**36)              #: refuse images whose decoded pixels (from the header: width x height x bands x bytes per band) exceed this
-    max_aspect_ratio: float = ranged(50.0, 1.0, 1000.0)                 #: refuse images and frames whose long side is over this x the short side
+    max_pixels: int = ranged(64_000_000, 1, 1_000_000_000)  #: refuse images (or frames) larger than this
+    max_file_bytes: int = ranged(2_000_000_000, 1, 2**40)  #: refuse files larger than this
+    max_frames: int = ranged(100_000, 1, 100_000_000)  #: stop reading a video after this many frames (reported)
+    max_decoded_bytes: int = ranged(2**28, 1, 2**36)  #: refuse images decoding to more bytes (w x h x bands x bytes)
+    max_aspect_ratio: float = ranged(50.0, 1.0, 1000.0)  #: refuse images/frames with long side > this x short side
 
     def __post_init__(self) -> None:
         check_section(self)
@@ -154,25 +159,25 @@ class MazeConfig:
 
     SECTION: ClassVar[str] = "maze"
 
-    layout_iou_min: float = ranged(0.8, 0, 1)                           #: layout correct iff wall IoU > this
-    target_achievement_min: float = ranged(0.95, 0, 1)                  #: cell-level target achievement must exceed this
-    reflection_length_ratio: float = ranged(1.3, 1, 100)                #: reflection iff path length > this x solution length
-    marker_tolerance: float = ranged(0.75, 0, 100)                      #: start/goal centroid distance tolerance (cells)
-    wall_erosion: float = ranged(0.2, 0, 0.5, hi_open=True)             #: eroded from each wall side before crossing tests (cells; a wall is one cell wide)
-    cross_wall_ratio: float = ranged(0.05, 0, 1)                        #: a wall cell is crossed iff path covers > this of its eroded core
-    path_cell_coverage: float = ranged(0.4, 0, 1)                       #: a lattice cell is on the path iff dilated path covers > this
-    loop_min_area: float = ranged(0.04, 0, 1000)                        #: a hole in the path counts as a loop iff its area > this (cells^2)
-    canvas_cell_px: int = ranged(16, 4, 128)                            #: analysis canvas resolution (pixels per lattice cell)
+    layout_iou_min: float = ranged(0.8, 0, 1)  #: layout correct iff wall IoU > this
+    target_achievement_min: float = ranged(0.95, 0, 1)  #: cell-level target achievement must exceed this
+    reflection_length_ratio: float = ranged(1.3, 1, 100)  #: reflection iff path length > this x solution length
+    marker_tolerance: float = ranged(0.75, 0, 100)  #: start/goal centroid distance tolerance (cells)
+    wall_erosion: float = ranged(0.2, 0, 0.5, hi_open=True)  #: eroded from each wall side before crossing tests (cells)
+    cross_wall_ratio: float = ranged(0.05, 0, 1)  #: a wall cell is crossed iff path covers > this of its eroded core
+    path_cell_coverage: float = ranged(0.4, 0, 1)  #: a lattice cell is on the path iff dilated path covers > this
+    loop_min_area: float = ranged(0.04, 0, 1000)  #: a hole in the path counts as a loop iff its area > this (cells^2)
+    canvas_cell_px: int = ranged(16, 4, 128)  #: analysis canvas resolution (pixels per lattice cell)
     # video (C.5.3 "Video extension")
-    video_wall_erosion: float = ranged(0.3, 0, 0.5, hi_open=True)       #: stronger erosion for videos (cells)
-    video_cross_wall_ratio: float = ranged(0.05, 0, 1)                  #: flagged only if the crossing ratio exceeds 5 %
-    video_settle_frames: int = ranged(6, 1, 100_000)                    #: the agent must stay on the goal over the last N frames
-    video_stride: int = ranged(1, 1, 10_000)                            #: analyse every Nth frame (1 = every frame)
-    video_max_gap_frames: int = ranged(12, 0, 100_000)                  #: frames the agent may vanish before the track is lost
+    video_wall_erosion: float = ranged(0.3, 0, 0.5, hi_open=True)  #: stronger erosion for videos (cells)
+    video_cross_wall_ratio: float = ranged(0.05, 0, 1)  #: flagged only if the crossing ratio exceeds 5 %
+    video_settle_frames: int = ranged(6, 1, 100_000)  #: the agent must stay on the goal over the last N frames
+    video_stride: int = ranged(1, 1, 10_000)  #: analyse every Nth frame (1 = every frame)
+    video_max_gap_frames: int = ranged(12, 0, 100_000)  #: frames the agent may vanish before the track is lost
     # -- added with the maze video verifier (issue 3) --
-    video_style: str = text("mmgr", pattern=r"[a-z][a-z0-9_-]{0,63}", what="a style name")  #: style profile: mmgr (lattice walls, green agent) | mazeplot
-    video_canvas_cell_px: int = ranged(8, 4, 128)                       #: video analysis canvas resolution (pixels per lattice cell)
-    video_contact_overlap: float = ranged(0.2, 0, 1)                    #: agent touches a wall iff this share of it is in eroded walls
+    video_style: str = name("mmgr")  #: style profile: mmgr (lattice walls, green agent) | mazeplot
+    video_canvas_cell_px: int = ranged(8, 4, 128)  #: video analysis canvas resolution (pixels per lattice cell)
+    video_contact_overlap: float = ranged(0.2, 0, 1)  #: agent touches a wall iff this share of it is in eroded walls
 
     def __post_init__(self) -> None:
         check_section(self)
@@ -184,23 +189,23 @@ class SudokuConfig:
 
     SECTION: ClassVar[str] = "sudoku"
 
-    reflection_max_avg_updates_4: float = ranged(3.0, 0, 16)            #: avg cell updates per frame, 4x4
-    reflection_max_avg_updates_9: float = ranged(5.0, 0, 81)            #: avg cell updates per frame, 9x9
-    reflection_max_changed_fraction: float = ranged(0.25, 0, 1)         #: max share of cells changing in one frame
-    reflection_min_active_fraction: float = ranged(0.20, 0, 1)          #: min share of frames with updates
-    min_confidence: float = ranged(0.6, 0, 1)                           #: readings below this are reported as low confidence
-    cell_inset: float = ranged(0.15, 0, 0.5, hi_open=True)              #: fraction of the cell cut from each side before reading
-    ocr_engine: str = one_of("rapidocr", "paddleocr")                   #: digit recogniser: rapidocr (default, offline PP-OCR ONNX) | paddleocr
-    video_stride: int = ranged(1, 1, 10_000)                            #: read every Nth frame of a video (1 = every frame)
+    reflection_max_avg_updates_4: float = ranged(3.0, 0, 16)  #: avg cell updates per frame, 4x4
+    reflection_max_avg_updates_9: float = ranged(5.0, 0, 81)  #: avg cell updates per frame, 9x9
+    reflection_max_changed_fraction: float = ranged(0.25, 0, 1)  #: max share of cells changing in one frame
+    reflection_min_active_fraction: float = ranged(0.20, 0, 1)  #: min share of frames with updates
+    min_confidence: float = ranged(0.6, 0, 1)  #: readings below this are reported as low confidence
+    cell_inset: float = ranged(0.15, 0, 0.5, hi_open=True)  #: fraction of the cell cut from each side before reading
+    ocr_engine: str = one_of("rapidocr", "paddleocr")  #: digit recogniser (both offline)
+    video_stride: int = ranged(1, 1, 10_000)  #: read every Nth frame of a video (1 = every frame)
     # -- added with the Sudoku verifier (issue 4) --
-    ocr_threads: int = ranged(1, 0, 1024)                               #: onnxruntime intra-op threads (0 = library default)
-    ocr_device: str = one_of("cpu", "cuda", "auto")                     #: cpu | cuda | auto (CUDA via onnxruntime-gpu when present)
-    ocr_model_path: str = path()                                        #: rapidocr engine: explicit .onnx rec model ("" = the one in the wheel)
-    ocr_glyph_share: float = ranged(0.2, 0, 1)                          #: crops share one recognition when no 4x4 block differs by more (0 = off)
-    paddle_rec_model_dir: str = path()                                  #: paddleocr engine: local PaddleOCR rec model directory
-    paddle_rec_model_name: str = text("PP-OCRv4_mobile_rec", pattern=r"[\w.-]{1,128}", what="a model name")  #: paddleocr engine: the rec model's name
-    video_change_threshold: float = ranged(40.0, 0, 255)                #: max grey change of a cell's 16x16 thumbnail that triggers a re-read
-    video_debounce_frames: int = ranged(3, 1, 10_000)                   #: a new cell value counts once it holds this many frames
+    ocr_threads: int = ranged(1, 0, 1024)  #: onnxruntime intra-op threads (0 = library default)
+    ocr_device: str = one_of("cpu", "cuda", "auto")  #: cpu | cuda | auto (CUDA via onnxruntime-gpu when present)
+    ocr_model_path: str = path()  #: rapidocr engine: explicit .onnx rec model ("" = the one in the wheel)
+    ocr_glyph_share: float = ranged(0.2, 0, 1)  #: crops share one reading when no 4x4 block differs by more (0 = off)
+    paddle_rec_model_dir: str = path()  #: paddleocr engine: local PaddleOCR rec model directory
+    paddle_rec_model_name: str = name("PP-OCRv4_mobile_rec")  #: paddleocr engine: the rec model's name
+    video_change_threshold: float = ranged(40.0, 0, 255)  #: grey change of a 16x16 cell thumbnail that makes it re-read
+    video_debounce_frames: int = ranged(3, 1, 10_000)  #: a new cell value counts once it holds this many frames
 
     def __post_init__(self) -> None:
         check_section(self)
@@ -212,15 +217,15 @@ class JudgeConfig:
 
     SECTION: ClassVar[str] = "judge"
 
-    model: str = text()                                                 #: judge model name ("" = given on the command line)
-    base_url: str = text()                                              #: OpenAI-compatible endpoint ("" = given on the command line)
-    timeout_s: float = ranged(60.0, 0.001, 86_400)                      #: deadline of one judge request (seconds)
-    max_retries: int = ranged(4, 0, 100)                                #: retries of a failed request
-    concurrency: int = ranged(4, 1, 1024)                               #: requests in flight at once
-    temperature: float = ranged(0.0, 0, 2)                              #: sampling temperature sent to the judge
-    backoff_s: float = ranged(1.0, 0, 3600)                             #: first retry delay; doubles per attempt (Retry-After wins)
-    max_backoff_s: float = ranged(30.0, 0, 3600)                        #: cap on any single retry delay
-    video_frames: int = ranged(8, 1, 1000)                              #: frames sampled evenly from a video for a live judge
+    model: str = text()  #: judge model name ("" = given on the command line)
+    base_url: str = text()  #: OpenAI-compatible endpoint ("" = given on the command line)
+    timeout_s: float = ranged(60.0, 0.001, 86_400)  #: deadline of one judge request (seconds)
+    max_retries: int = ranged(4, 0, 100)  #: retries of a failed request
+    concurrency: int = ranged(4, 1, 1024)  #: requests in flight at once
+    temperature: float = ranged(0.0, 0, 2)  #: sampling temperature sent to the judge
+    backoff_s: float = ranged(1.0, 0, 3600)  #: first retry delay; doubles per attempt (Retry-After wins)
+    max_backoff_s: float = ranged(30.0, 0, 3600)  #: cap on any single retry delay
+    video_frames: int = ranged(8, 1, 1000)  #: frames sampled evenly from a video for a live judge
 
     def __post_init__(self) -> None:
         check_section(self)
