@@ -7,7 +7,6 @@ and the report reach the task through :func:`grade_sample`, :func:`grade` and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import CvcheckError, InputError, MediaError
+from ..limits import JSONLimitError, loads_json
 from ..media.image import load_image
 from ..media.picture import answer_picture
 from ..media.video import FrameReader, iter_frames, modality_of
@@ -48,13 +48,13 @@ def load_grid(value: GridLike, *, name: str = "grid") -> GridLike:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{name} file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"cannot read {name} from {path}: {exc}") from exc
     if path.suffix.lower() == ".json" or text.lstrip()[:1] in "[{":
         try:
-            return json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise InputError(f"{name} file {path} is not valid JSON: {exc}") from exc
+            return loads_json(text, max_depth=3)
+        except JSONLimitError as exc:
+            raise InputError(f"{name} file {path} is not valid JSON: {exc}") from None
     return text
 
 
