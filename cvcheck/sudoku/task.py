@@ -71,6 +71,9 @@ def require_complete(reader: FrameReader) -> None:
     if reader.truncated:
         raise MediaError(f"video {reader.name} is truncated or corrupt after {reader.frames_read} frame(s) "
                          f"({reader.error}); its final frame, which CV and CA are read from, is missing")
+    if reader.max_frames_reached:
+        raise MediaError(f"video {reader.name} has more than {reader.max_frames} frames (media.max_frames); "
+                         "its final frame, which CV and CA are read from, was not reached")
 
 
 def _timeline(path: str | os.PathLike, spec: SudokuSpec, config: Config, engine: DigitEngine | None,
