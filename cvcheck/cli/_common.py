@@ -4,13 +4,56 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import os
 import sys
 from typing import Callable
 
 from ..config import Config
-from ..errors import CvcheckError
+from ..errors import CvcheckError, scrub
+from ..limits import printable
 from ..schema import Result, Status
+
+MAX_SECONDS = 7 * 24 * 3600   #: the longest time limit a flag accepts (a week)
+MAX_WORKERS = 1024            #: the most worker processes a flag accepts
+
+
+def seconds(text: str) -> float:
+    """argparse type: a finite number of seconds in [0, a week] (``inf``, ``nan`` and negatives refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {printable(text, 40)!r}") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds in [0, {MAX_SECONDS:,}], got {text!r}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """argparse type: an integer number of workers in [1, 1024]."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {printable(text, 40)!r}") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_WORKERS}], got {value}")
+    return value
+
+
+def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
+    """argparse type: an integer in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {printable(text, 40)!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be in [{lo:,}, {hi:,}], got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
@@ -32,12 +75,12 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         try:
             return func(args)
         except CvcheckError as exc:
-            print(f"cvcheck: error: {exc}", file=sys.stderr)
+            print(f"cvcheck: error: {_safe(str(exc))}", file=sys.stderr)
             return 2
         except OSError as exc:  # unreadable/unwritable paths, full disks...
             if isinstance(exc, BrokenPipeError):
                 raise
-            print(f"cvcheck: error: {exc}", file=sys.stderr)
+            print(f"cvcheck: error: {_safe(scrub(str(exc)))}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             print("cvcheck: interrupted", file=sys.stderr)
@@ -45,7 +88,7 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         except Exception as exc:  # a bug: one line, the traceback only on request
             if os.environ.get("CVCHECK_DEBUG"):
                 raise
-            print(f"cvcheck: internal error: {type(exc).__name__}: {exc} "
+            print(f"cvcheck: internal error: {type(exc).__name__}: {_safe(scrub(str(exc)))} "
                   "(set CVCHECK_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
             return 3
 
@@ -81,7 +124,12 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def _safe(text: str) -> str:
+    """``text`` printable on any stream: lone surrogates (from undecodable file names) escaped."""
+    return printable(text, limit=len(text))
+
+
 def emit_result(result: Result, *, as_json: bool) -> int:
     """Print a result; exit 0 for a verdict (ok/unparseable), 1 for an error result."""
-    print(result.to_json(indent=2) if as_json else format_summary(result))
+    print(result.to_json(indent=2) if as_json else _safe(format_summary(result)))
     return 1 if result.status is Status.ERROR else 0

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..batch.executors import EXECUTORS
-from ._common import add_config_options, config_from_args, guarded
+from ._common import add_config_options, config_from_args, guarded, seconds, worker_count
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,11 +16,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "results file, so an interrupted run (even kill -9) resumes where it was.")
     p.add_argument("manifest", help="manifest file (.jsonl or .csv)")
     p.add_argument("-o", "--output", required=True, help="results file (JSONL), appended to")
-    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray CPUs (default: all CPUs)")
+    p.add_argument("--workers", type=worker_count, default=None, help="worker processes / Ray CPUs (default: all CPUs)")
     p.add_argument("--executor", choices=tuple(EXECUTORS), default="process",
                    help="process pool (default), in-process serial, or Ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: start a local instance)")
-    p.add_argument("--timeout", type=float, default=300.0,
+    p.add_argument("--timeout", type=seconds, default=300.0,
                    help="per-sample limit in seconds (0 = none); a sample past it becomes an error result")
     p.add_argument("--restart", action="store_true", help="discard an existing results file instead of resuming")
     p.add_argument("--retry-errors", action="store_true",
