@@ -270,6 +270,8 @@ class Config:
         """Read a JSON config file (strict JSON: no NaN/Infinity, bounded size and depth)."""
         p = Path(path)
         try:
+            if not p.is_file():  # a folder, a pipe, a device: never opened
+                raise ConfigError(f"cannot read config {p}: " + ("not a regular file" if p.exists() else "no such file"))
             with open(p, "rb") as fh:
                 data = fh.read(MAX_CONFIG_BYTES + 1)
         except OSError as exc:

@@ -72,6 +72,9 @@ def load_image(source: ImageSource, *, config: MediaConfig | None = None) -> np.
             buffer = _decode(img)
     except MediaError:
         raise
+    except Image.DecompressionBombError as exc:  # Pillow's own ceiling, met before our header check
+        raise MediaError(f"image {label} is too large to decode: {exc} (media.max_pixels is "
+                         f"{cfg.max_pixels:,})") from None
     except Image.UnidentifiedImageError:
         raise MediaError(f"cannot decode image {label}: not an image, or a format Pillow cannot read") from None
     except Exception as exc:  # noqa: BLE001 - any failure of a third-party decoder on untrusted bytes

@@ -43,6 +43,8 @@ def load_grid(value: GridLike, *, name: str = "grid") -> GridLike:
         return value
     path = Path(value)
     try:
+        if path.exists() and not path.is_file():  # a folder, a pipe, a device: never opened
+            raise InputError(f"{name} {path} is not a regular file")
         if path.stat().st_size > MAX_GRID_FILE_BYTES:
             raise InputError(f"{name} file {path} is over {MAX_GRID_FILE_BYTES:,} bytes: not a grid")
         text = path.read_text(encoding="utf-8")
