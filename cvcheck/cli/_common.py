@@ -75,12 +75,12 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         try:
             return func(args)
         except CvcheckError as exc:
-            print(f"cvcheck: error: {_safe(str(exc))}", file=sys.stderr)
+            print(f"cvcheck: error: {safe_text(str(exc))}", file=sys.stderr)
             return 2
         except OSError as exc:  # unreadable/unwritable paths, full disks...
             if isinstance(exc, BrokenPipeError):
                 raise
-            print(f"cvcheck: error: {_safe(scrub(str(exc)))}", file=sys.stderr)
+            print(f"cvcheck: error: {safe_text(scrub(str(exc)))}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             print("cvcheck: interrupted", file=sys.stderr)
@@ -88,7 +88,7 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         except Exception as exc:  # a bug: one line, the traceback only on request
             if os.environ.get("CVCHECK_DEBUG"):
                 raise
-            print(f"cvcheck: internal error: {type(exc).__name__}: {_safe(scrub(str(exc)))} "
+            print(f"cvcheck: internal error: {type(exc).__name__}: {safe_text(scrub(str(exc)))} "
                   "(set CVCHECK_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
             return 3
 
@@ -124,12 +124,12 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def _safe(text: str) -> str:
+def safe_text(text: str) -> str:
     """``text`` printable on any stream: lone surrogates (from undecodable file names) escaped."""
     return printable(text, limit=len(text))
 
 
 def emit_result(result: Result, *, as_json: bool) -> int:
     """Print a result; exit 0 for a verdict (ok/unparseable), 1 for an error result."""
-    print(result.to_json(indent=2) if as_json else _safe(format_summary(result)))
+    print(result.to_json(indent=2) if as_json else safe_text(format_summary(result)))
     return 1 if result.status is Status.ERROR else 0

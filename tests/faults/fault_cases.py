@@ -732,6 +732,20 @@ def _manifest_fifo(a: Assets, d: Path) -> list[list[Any]]:
     return [["validate", d / "m.jsonl"], ["run", d / "m.jsonl", "-o", d / "r.jsonl", "--executor", "serial"]]
 
 
+@case("manifest/validate_with_bad_setting", "manifest")
+def _validate_bad_set(a: Assets, d: Path) -> list[list[Any]]:
+    m = d / "m.jsonl"
+    m.write_text(json.dumps(_maze(a)) + "\n")
+    return [["validate", m, "--set", "maze.layout_iou_min=-5"], ["validate", m, "--config", d / "none.json"]]
+
+
+@case("manifest/name_not_utf8_with_missing_files", "manifest")
+def _manifest_bad_name(a: Assets, d: Path) -> list[list[Any]]:
+    m = d / os.fsdecode(b"m\xff\xfe.jsonl")
+    m.write_text(json.dumps(_maze(a, answer=str(d / os.fsdecode(b"gone\xff.png")))) + "\n")
+    return [["validate", m], ["run", m, "-o", d / "r.jsonl", "--executor", "serial", "--no-progress"]]
+
+
 @case("manifest/output_is_manifest", "manifest")
 def _output_manifest(a: Assets, d: Path) -> list[list[Any]]:
     m = d / "m.jsonl"
