@@ -16,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "results file, so an interrupted run (even kill -9) resumes where it was.")
     p.add_argument("manifest", help="manifest file (.jsonl or .csv)")
     p.add_argument("-o", "--output", required=True, help="results file (JSONL), appended to")
-    p.add_argument("--workers", type=worker_count, default=None, help="worker processes / Ray CPUs (default: all CPUs)")
+    p.add_argument("--workers", type=worker_count, default=None,
+                   help="worker processes / Ray CPUs (default: all CPUs that memory allows)")
     p.add_argument("--executor", choices=tuple(EXECUTORS), default="process",
                    help="process pool (default), in-process serial, or Ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: start a local instance)")
