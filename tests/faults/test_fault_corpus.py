@@ -27,3 +27,31 @@ def test_bad_input_ends_cleanly(case, assets: Assets, tmp_path: Path) -> None:
     outcomes, problems = execute(case, assets, tmp_path / "case")
     assert outcomes, "the case ran no command"
     assert not problems, "\n".join(problems)
+
+
+def test_a_manifest_of_bad_answers_runs_to_one_result_each_in_worker_processes(assets: Assets,
+                                                                               tmp_path: Path) -> None:
+    """The real batch path (spawned workers): bad answer files never cost a sample or a run."""
+    import json
+
+    from fault_cases import KNOWN_CODES, png_declaring, run_cli
+
+    files = {"empty.png": b"", "junk.png": b"junk" * 100, "half.png": assets.answer.read_bytes()[:500],
+             "bomb.png": png_declaring(100_000, 100_000), "thin.png": png_declaring(100_000, 2),
+             "empty.mp4": b"", "junk.mp4": b"\x00" * 4000, "half.mp4": assets.clip.read_bytes()[:1500],
+             "ok.png": assets.answer.read_bytes()}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    rows = [{"id": f"m-{name}", "task": "maze", "answer": name, "reference": str(assets.ref)} for name in files]
+    rows += [{"id": f"s-{name}", "task": "sudoku", "answer": name, "puzzle": str(assets.puzzle),
+              "solution": str(assets.solution)} for name in files]
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert run_cli(["validate", str(manifest)]).code == 0
+    out = tmp_path / "results.jsonl"
+    done = run_cli(["run", str(manifest), "-o", str(out), "--workers", "2", "--no-progress", "--timeout", "120"])
+    assert done.code == 0, done.err
+    results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["id"] for r in results) == sorted(r["id"] for r in rows)
+    errors = {r["id"]: r["error"]["code"] for r in results if r["status"] == "error"}
+    assert set(errors.values()) <= KNOWN_CODES and "m-ok.png" not in errors and len(errors) >= 14
