@@ -10,7 +10,7 @@ import sys
 from typing import Callable
 
 from ..config import Config
-from ..errors import CvcheckError, scrub
+from ..errors import CvcheckError, InputError, scrub
 from ..limits import printable
 from ..schema import Result, Status
 
@@ -18,42 +18,20 @@ MAX_SECONDS = 7 * 24 * 3600   #: the longest time limit a flag accepts (a week)
 MAX_WORKERS = 1024            #: the most worker processes a flag accepts
 
 
-def seconds(text: str) -> float:
-    """argparse type: a finite number of seconds in [0, a week] (``inf``, ``nan`` and negatives refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {printable(text, 40)!r}") from None
+def check_timeout(value: float | None) -> float | None:
+    """A ``--timeout`` value: finite seconds in [0, a week] (0: none); ``inf``, ``nan``, negatives refused."""
+    if value is None:
+        return None
     if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds in [0, {MAX_SECONDS:,}], got {text!r}")
+        raise InputError(f"timeout must be >= 0 and at most {MAX_SECONDS:,} seconds (0: none), got {value!r}")
     return value
 
 
-def worker_count(text: str) -> int:
-    """argparse type: an integer number of workers in [1, 1024]."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {printable(text, 40)!r}") from None
-    if not 1 <= value <= MAX_WORKERS:
-        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_WORKERS}], got {value}")
+def check_workers(value: int | None) -> int | None:
+    """A ``--workers`` value: 1..1024 (None: the default)."""
+    if value is not None and not 1 <= value <= MAX_WORKERS:
+        raise InputError(f"workers must be an integer in [1, {MAX_WORKERS}], got {value}")
     return value
-
-
-def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
-    """argparse type: an integer in [lo, hi]."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {printable(text, 40)!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be in [{lo:,}, {hi:,}], got {value}")
-        return value
-
-    parse.__name__ = "integer"
-    return parse
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
