@@ -36,6 +36,7 @@ from .limits import MAX_PATH_CHARS, JSONLimitError, decode_utf8, loads_json
 
 MAX_CONFIG_BYTES = 1_000_000  #: a config file is a few KB; refuse anything huge
 MAX_TEXT_CHARS = MAX_PATH_CHARS  #: characters in one text setting
+GRID_SIZE = r"\s*(\d{1,3}(\s*[xX]\s*\d{1,3})?)?\s*"  #: ``maze.grid``: "", "N" or "RxC"
 
 
 # -- declarations ------------------------------------------------------------------------
@@ -47,21 +48,23 @@ class Range:
     lo: float
     hi: float
     hi_open: bool = False
+    lo_open: bool = False
 
     def __contains__(self, value: float) -> bool:
-        return self.lo <= value and (value < self.hi if self.hi_open else value <= self.hi)
+        above = self.lo < value if self.lo_open else self.lo <= value
+        return above and (value < self.hi if self.hi_open else value <= self.hi)
 
     def __str__(self) -> str:
-        return f"[{_num(self.lo)}, {_num(self.hi)}{')' if self.hi_open else ']'}"
+        return f"{'(' if self.lo_open else '['}{_num(self.lo)}, {_num(self.hi)}{')' if self.hi_open else ']'}"
 
 
 def _num(x: float) -> str:
     return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
 
-def ranged(default: float, lo: float, hi: float, *, hi_open: bool = False) -> Any:
-    """A numeric setting valid in ``[lo, hi]`` (``[lo, hi)`` with ``hi_open``); its type is the default's."""
-    return field(default=default, metadata={"range": Range(lo, hi, hi_open)})
+def ranged(default: float, lo: float, hi: float, *, hi_open: bool = False, lo_open: bool = False) -> Any:
+    """A numeric setting valid in ``[lo, hi]`` (open ends with ``lo_open``/``hi_open``); its type is the default's."""
+    return field(default=default, metadata={"range": Range(lo, hi, hi_open, lo_open)})
 
 
 def one_of(default: str, *choices: str) -> Any:
@@ -171,16 +174,34 @@ class MazeConfig:
     # video (C.5.3 "Video extension")
     video_wall_erosion: float = ranged(0.3, 0, 0.5, hi_open=True)  #: stronger erosion for videos (cells)
     video_cross_wall_ratio: float = ranged(0.05, 0, 1)  #: flagged only if the crossing ratio exceeds 5 %
-    video_settle_frames: int = ranged(6, 1, 100_000)  #: the agent must stay on the goal over the last N frames
+    video_settle_seconds: float = ranged(0.25, 0, 60, lo_open=True)  #: the agent ends in the goal cell this long (s)
     video_stride: int = ranged(1, 1, 10_000)  #: analyse every Nth frame (1 = every frame)
     video_max_gap_frames: int = ranged(12, 0, 100_000)  #: frames the agent may vanish before the track is lost
     # -- added with the maze video verifier (issue 3) --
-    video_style: str = name("mmgr")  #: style profile: mmgr (lattice walls, green agent) | mazeplot
+    video_style: str = one_of("auto", "mmgr", "mazeplot")  #: auto (the look read from the video) | mmgr | mazeplot
     video_canvas_cell_px: int = ranged(8, 4, 128)  #: video analysis canvas resolution (pixels per lattice cell)
     video_contact_overlap: float = ranged(0.2, 0, 1)  #: agent touches a wall iff this share of it is in eroded walls
+    # -- added with the general maze reader (issue 9) --
+    grid: str = text("", pattern=GRID_SIZE, what='"N" or "RxC" cells')  #: grid size if unreadable ("" = measured)
 
     def __post_init__(self) -> None:
         check_section(self)
+        self.grid_shape()  # validates the grid override (1x2 .. 60x60)
+
+
+    def grid_shape(self) -> tuple[int, int] | None:
+        """The ``grid`` override as (rows, cols), or None when the grid is to be measured."""
+        text = self.grid.strip().lower()
+        if not text:
+            return None
+        rows, sep, cols = text.partition("x")
+        try:
+            shape = (int(rows), int(cols) if sep else int(rows))
+        except ValueError:
+            raise ConfigError(f"maze.grid must be N or RxC (cells), got {self.grid!r}") from None
+        if not (1 <= shape[0] <= 60 and 1 <= shape[1] <= 60) or shape[0] * shape[1] < 2:
+            raise ConfigError(f"maze.grid must be between 1x2 and 60x60 cells, got {self.grid!r}")
+        return shape
 
 
 @dataclass(frozen=True)
@@ -219,7 +240,7 @@ class JudgeConfig:
 
     model: str = text()  #: judge model name ("" = given on the command line)
     base_url: str = text()  #: OpenAI-compatible endpoint ("" = given on the command line)
-    timeout_s: float = ranged(60.0, 0.001, 86_400)  #: deadline of one judge request (seconds)
+    timeout_s: float = ranged(60.0, 0, 86_400, lo_open=True)  #: deadline of one judge request (seconds)
     max_retries: int = ranged(4, 0, 100)  #: retries of a failed request
     concurrency: int = ranged(4, 1, 1024)  #: requests in flight at once
     temperature: float = ranged(0.0, 0, 2)  #: sampling temperature sent to the judge
@@ -228,7 +249,23 @@ class JudgeConfig:
     video_frames: int = ranged(8, 1, 1000)  #: frames sampled evenly from a video for a live judge
 
     def __post_init__(self) -> None:
-        check_section(self)
+        def number(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        def integer(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        if not number(self.timeout_s) or self.timeout_s <= 0:
+            raise ConfigError(f"judge.timeout_s must be a finite number of seconds > 0, got {self.timeout_s!r}")
+        for name in ("backoff_s", "max_backoff_s"):
+            if not number(getattr(self, name)) or getattr(self, name) < 0:
+                raise ConfigError(f"judge.{name} must be a finite number of seconds >= 0, "
+                                  f"got {getattr(self, name)!r}")
+        if not integer(self.concurrency) or self.concurrency < 1:
+            raise ConfigError(f"judge.concurrency must be an integer >= 1, got {self.concurrency!r}")
+        if not integer(self.max_retries) or self.max_retries < 0:
+            raise ConfigError(f"judge.max_retries must be an integer >= 0, got {self.max_retries!r}")
+        check_section(self)  # the declared ranges (upper bounds, temperature, video_frames, text)
 
 
 @dataclass(frozen=True)
@@ -271,7 +308,8 @@ class Config:
         p = Path(path)
         try:
             if not p.is_file():  # a folder, a pipe, a device: never opened
-                raise ConfigError(f"cannot read config {p}: " + ("not a regular file" if p.exists() else "no such file"))
+                why = "not a regular file" if p.exists() else "no such file"
+                raise ConfigError(f"cannot read config {p}: {why}")
             with open(p, "rb") as fh:
                 data = fh.read(MAX_CONFIG_BYTES + 1)
         except OSError as exc:

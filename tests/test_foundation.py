@@ -161,11 +161,13 @@ def test_every_setting_declares_what_it_accepts():
     ("maze.layout_iou_min=-5", "maze.layout_iou_min must be in [0, 1], got -5"),
     ("maze.video_max_gap_frames=-1", "must be in [0, 100,000], got -1"),
     ("media.max_frames=0", "media.max_frames must be in [1, 100,000,000]"),
-    ("judge.concurrency=0", "judge.concurrency must be in [1, 1,024]"),
+    ("judge.concurrency=0", "judge.concurrency must be an integer >= 1"),
+    ("judge.concurrency=5000", "judge.concurrency must be in [1, 1,024]"),
     ("maze.layout_iou_min=NaN", "must be a number"), ("maze.layout_iou_min=1e999", "must be a number"),
     ("media.max_frames=" + "9" * 5000, "must be an integer"),
     ("sudoku.ocr_device=gpu", "must be one of cpu, cuda, auto"),
-    ("maze.video_style=Not A Name", "must be a name"),
+    ("maze.video_style=Not A Name", "must be one of auto, mmgr, mazeplot"),
+    ("maze.grid=abc", "maze.grid must be"), ("maze.video_settle_seconds=0", "must be in (0, 60]"),
 ])
 def test_out_of_range_settings_name_their_range(override, message):
     with pytest.raises(ConfigError, match=re.escape(message)):

@@ -193,6 +193,7 @@ def validate_sample(raw: Any, base: Path, *, known_tasks: Mapping[str, Task] | N
     missing = [k for k in tasks[task].required_fields if sample.get(k) in (None, "", [])]
     if missing:
         raise InputError(f"task {task!r} needs field(s) {', '.join(missing)}")
+    tasks[task].check_sample(sample)
     for key in GROUP_FIELDS:
         if key in sample and sample[key] is not None:
             if not isinstance(sample[key], (str, int, float)) or isinstance(sample[key], bool):

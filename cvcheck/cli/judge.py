@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import InputError
 from ._common import add_config_options, config_from_args, guarded
@@ -37,13 +38,26 @@ def _judge_options() -> argparse.ArgumentParser:
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument("--replay", metavar="FILE", help="answer only from recorded judgements (no network)")
     g.add_argument("--record", metavar="FILE", help="write the judgements this run used (replayable JSON)")
-    g.add_argument("--timeout", type=float, help="seconds per request (config judge.timeout_s)")
-    g.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts (config judge.max_retries)")
-    g.add_argument("--concurrency", type=int, help="requests in flight at most (config judge.concurrency)")
+    g.add_argument("--timeout", type=_at_least(float, 0, strict=True),
+                   help="seconds per request attempt, all included (config judge.timeout_s)")
+    g.add_argument("--retries", type=_at_least(int, 0), help="retries on 429/5xx/timeouts (config judge.max_retries)")
+    g.add_argument("--concurrency", type=_at_least(int, 1), help="requests in flight at most (config judge.concurrency)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-o", "--out", metavar="DIR", help="output folder (results, scores, official files)")
     add_config_options(p)
     return p
+
+
+def _at_least(kind: type, low: int, *, strict: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` >= ``low`` (> when ``strict``), else a usage error (exit 2)."""
+    def parse(text: str) -> Any:
+        value = kind(text)  # ValueError -> argparse's "invalid ... value"
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            what = "an integer" if kind is int else "a finite number"
+            raise argparse.ArgumentTypeError(f"must be {what} {'>' if strict else '>='} {low}, got {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def register(sub: argparse._SubParsersAction) -> None:

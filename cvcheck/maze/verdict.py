@@ -55,11 +55,11 @@ def _path_metrics(path: PathMatch, loops: list[Any], spec: MazeSpec) -> dict[str
     return {"target_achievement_score": round(path.target_achievement, 6), "path_connected": path.connected,
             "path_iou": round(path.iou, 6), "path_precision": round(path.precision, 6),
             "path_recall": round(path.recall, 6), "path_length_ratio": round(path.length_ratio, 6),
-            "loops": len(loops), "path_cells": len(path.cells), "solution_cells": len(spec.solution_body)}
+            "loops": len(loops), "path_cells": len(path.cells), "solution_cells": len(path.solution)}
 
 
 def _path_details(path: PathMatch, spec: MazeSpec) -> dict[str, Any]:
-    solution = spec.solution_body
+    solution = path.solution
     return {"maze": spec.to_dict(),
             "missed_cells": [list(p) for p in sorted(solution - path.cells)],
             "extra_cells": [list(p) for p in sorted(path.cells - solution)]}
@@ -220,6 +220,7 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
         "path_maze_cells": [list(lattice_to_cell(p)) for i, p in enumerate(a.cells)
                             if p[0] % 2 and p[1] % 2 and (i == 0 or a.cells[i - 1] != p)],
         "goal": {"first_arrival": a.settling.first_arrival, "final_occluded": a.settling.final_occluded},
+        "detected": a.detected(),
         "alignment": {"box": list(a.box) if a.box else None, "relocations": a.relocations,
                       "canvas_cell_px": a.k, "track_pieces": [list(p) for p in tr.pieces]},
         "notes": _video_notes(a, checks, config),

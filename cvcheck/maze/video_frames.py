@@ -21,10 +21,11 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..vision import colors
-from ..vision.geometry import Box, largest_component_box
-from .extract import locate_maze, rectify, refine_alignment
+from ..vision.geometry import Box
+from .extract import rectify, refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
+from .read import MazeLook, locate
 from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
@@ -56,27 +57,6 @@ class FrameObs:
     goal_covered: float = 0.0       #: share of the reference goal cell covered by agent-coloured pixels
 
 
-def locate_lines(image: np.ndarray) -> Box | None:
-    """Bounding box of a thin-line maze: the largest connected dark structure at full resolution.
-
-    Blurred 1-px lines never get as dark as thick walls: "dark" is relative to the
-    background here (35 grey levels below the median brightness) and grey (coloured
-    icons are not lines).
-    """
-    value = image.max(axis=2)
-    chroma = value - image.min(axis=2)
-    level = max(100, int(np.median(value[::4, ::4])) - 35)
-    dark = ((value < level) & (chroma < 60)).astype(np.uint8)
-    dark = cv2.dilate(dark, np.ones((3, 3), np.uint8))
-    box = largest_component_box(dark, min_area=max(16, int(0.002 * dark.size)))
-    if box is None:
-        return None
-    t, l, b, r = box
-    if b - t < 12 or r - l < 12:
-        return None
-    return (t + 1, l + 1, b - 1, r - 1)  # undo the dilation
-
-
 class FrameAnalyser:
     """Turns frames into :class:`FrameObs` for one reference maze and style.
 
@@ -88,9 +68,10 @@ class FrameAnalyser:
         ``video_canvas_cell_px`` (canvas pixels per lattice cell), ``video_wall_erosion``.
     """
 
-    def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig) -> None:
+    def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig, *,
+                 look: MazeLook | None = None, k: int | None = None) -> None:
         self.spec, self.style, self.cfg = spec, style, config
-        self.k = k = int(config.video_canvas_cell_px)
+        self.k = k = int(k or config.video_canvas_cell_px)
         rows, cols = spec.shape
         self.lines = style.walls == "lines"
         self.pad = k // 4 if self.lines else 0  #: canvas margin (px) so jittered border lines stay inside
@@ -120,20 +101,30 @@ class FrameAnalyser:
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
+        if look is not None:
+            self._place(look.box)
 
     # -- geometry ----------------------------------------------------------------------------
+    def _place(self, centre: tuple[float, float, float, float]) -> None:
+        """Set the crop box from the border lines' centres (lines: those; lattice: the outer
+        edges of walls half a cell pitch wide)."""
+        t, l, b, r = centre
+        if self.lines:
+            self.box = (int(round(t)), int(round(l)), int(round(b)), int(round(r)))
+        else:
+            hy, hx = (b - t) / self.spec.shape[0] / 4, (r - l) / self.spec.shape[1] / 4
+            self.box = (int(round(t - hy + 0.5)), int(round(l - hx + 0.5)), int(round(b + hy + 0.5)),
+                        int(round(r + hx + 0.5)))
+        self.warp = None
+
     def locate(self, frame: np.ndarray) -> bool:
         """Find the maze in ``frame`` (and polish the alignment); False when there is none."""
-        if self.lines:
-            box = locate_lines(frame)
-        else:
-            located = locate_maze(frame)
-            box = located.box if located is not None else None
-        if box is None:
+        centre = locate(frame, self.spec.shape)
+        if centre is None:
             return False
-        self.box, self.warp = box, None
-        if not self.lines:
-            canvas = rectify(frame, box, lattice_shape=self.grid, cell_px=self.k)
+        self._place(centre)
+        if not self.lines and self.box is not None:
+            canvas = rectify(frame, self.box, lattice_shape=self.grid, cell_px=self.k)
             _, self.warp = refine_alignment(canvas, self.ref_px)
         return True
 
@@ -285,7 +276,8 @@ class FrameAnalyser:
         rows, cols = self.spec.shape
         k = self.k
         w = self.spec.walls
-        self.level = 0.0
+        self.level = 0.0          # darkest the reference's walls have been drawn so far
+        self.open_level: float | None = None  # how dark its open boundaries are (a faint cell grid)
         self.ref_v = w[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
         self.ref_h = w[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
         d = max(1, k // 3)
@@ -309,14 +301,20 @@ class FrameAnalyser:
         cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, w - 1)  # (cols, B)
         vs = dark[rows_idx][:, :, xs].mean(axis=1).max(axis=2)                     # (rows, cols+1)
         hs = dark[ys][:, :, cols_idx].mean(axis=3).max(axis=1)                     # (rows+1, cols)
-        border = np.concatenate([vs[:, 0], vs[:, -1], hs[0, :], hs[-1, :]])
-        # The darkness of a drawn line depends on its width and the canvas scale, so the
-        # threshold is relative - to the darkest border seen so far in this video, so that
-        # lines fading out over the video are read as gone.
-        self.level = max(self.level, float(np.median(border)))
-        if self.level < 0.03:
+        # The darkness of a drawn line depends on its width and the canvas scale (a heavy
+        # border, faint 1-px walls), so the threshold is set between the reference's walls
+        # as drawn at their darkest so far in this video (lines fading out are then read as
+        # gone) and its open boundaries as first seen (white, or a faint cell grid).
+        walls = np.concatenate([vs[self.ref_v], hs[self.ref_h]])
+        opened = np.concatenate([vs[~self.ref_v], hs[~self.ref_h]])
+        self.level = max(self.level, float(np.median(walls)))
+        if self.open_level is None:
+            self.open_level = float(np.median(opened)) if opened.size else 0.0
+        base = min(self.open_level, 0.5 * self.level)
+        if self.level - base < 0.03:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool)
-        return vs > 0.45 * self.level, hs > 0.45 * self.level
+        thr = base + 0.45 * (self.level - base)
+        return vs > thr, hs > thr
 
 
 def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
