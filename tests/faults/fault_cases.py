@@ -228,6 +228,7 @@ def _grade_both(path: Path, a: Assets, *extra: str) -> list[list[Any]]:
                               ["sudoku", path, "--puzzle", a.puzzle, "--solution", a.solution, *extra]]
     if path.suffix == ".png":
         calls.append(["maze", a.answer, "--reference", path, *extra])
+        calls.append(["maze", a.answer, "--puzzle", path, *extra])
     return calls
 
 
@@ -568,6 +569,31 @@ _grid_case("file_fifo", lambda d: os.mkfifo(d / "pipe.json") or d / "pipe.json")
 _grid_case("file_dev_zero", lambda d: (d / "z.json").symlink_to("/dev/zero") or d / "z.json")
 
 
+# maze files (--maze: maze-dataset JSON or ASCII) ----------------------------------------------
+
+_MAZE_SPECS: dict[str, bytes] = {
+    "empty": b"", "blank": b"   \n", "not_json_object": b"[1, 2, 3]", "json_unclosed": b'{"grid": [3, 3]',
+    "json_nan": b'{"grid": [NaN, 3], "connection_list": []}', "json_infinity": b'{"grid": [Infinity, 3]}',
+    "json_5000_digits": b'{"grid": [' + b"9" * 5000 + b", 3]}", "json_huge_grid": b'{"grid": [100000, 100000]}',
+    "json_deep": b"{" + b'"a":{' * 5000 + b"}" * 5001, "json_no_connections": b'{"grid": [3, 3]}',
+    "json_wrong_types": b'{"grid": "3x3", "connection_list": "yes", "start": "a", "goal": null}',
+    "json_ragged": b'{"grid": [2, 2], "connection_list": [[[true]], [[false, true], [1]]], "start": [0, 0], '
+                   b'"goal": [1, 1]}',
+    "json_out_of_grid": b'{"grid": [2, 2], "connection_list": [[[true, true], [false, false]], [[true, false], '
+                        b'[true, false]]], "start": [5, 5], "goal": [-1, 0]}',
+    "not_utf8": b'{"grid": [\xff]}', "ascii_junk": b"#####\n#S #E\n", "ascii_no_start": b"#####\n#   #\n#####\n",
+    "ascii_huge_line": b"#" * 200_000, "ascii_path_broken": b"#######\n#SX  E#\n#######\n",
+    "binary": bytes(range(256)) * 4,
+}
+for _name, _body in _MAZE_SPECS.items():
+    def _spec_build(a: Assets, d: Path, body: bytes = _body) -> list[list[Any]]:
+        p = d / "maze.json"
+        p.write_bytes(body)
+        return [["maze", a.answer, "--maze", p], ["maze", a.clip, "--maze", p]]
+
+    case(f"mazefile/{_name}", "mazefile")(_spec_build)
+
+
 # manifests -------------------------------------------------------------------------------------
 
 def _manifest_case(name: str, lines: Callable[[Assets, Path], list[str] | bytes], suffix: str = ".jsonl") -> None:
@@ -644,6 +670,12 @@ _MANIFEST_LINES: dict[str, Callable[[Assets, Path], list[str] | bytes]] = {
     "reference_not_a_maze": _one(lambda a: _maze(a, id="t", reference=str(a.sudoku))),
     "reference_is_video": _one(lambda a: _maze(a, id="t", reference=str(a.clip))),
     "references_list_of_numbers": _one(lambda a: _maze(a, id="t", references=[1, 2])),
+    "maze_file_is_a_grid": _one(lambda a: {"id": "t", "task": "maze", "answer": str(a.answer),
+                                          "maze": str(a.puzzle)}),
+    "maze_puzzle_is_sudoku": _one(lambda a: {"id": "t", "task": "maze", "answer": str(a.answer),
+                                             "puzzle": str(a.sudoku)}),
+    "maze_two_ways_given": _one(lambda a: _maze(a, id="t", puzzle=str(a.ref))),
+    "maze_video_without_maze": _one(lambda a: {"id": "t", "task": "maze", "answer": str(a.clip)}),
     "style_unknown": _one(lambda a: _maze(a, id="t", style="nope", answer=str(a.clip))),
     "style_number": _one(lambda a: _maze(a, id="t", style=5, answer=str(a.clip))),
     "modality_bogus": _one(lambda a: _maze(a, id="t", modality="hologram")),
