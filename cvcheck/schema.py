@@ -24,6 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ._version import __version__
+from .errors import scrub
 
 SCHEMA_VERSION = "cvcheck.result/1"
 
@@ -247,7 +248,7 @@ def error_result(
 ) -> Result:
     """Wrap an exception into an ``error`` result (batch mode never loses a sample)."""
     code = getattr(exc, "code", None) or type(exc).__name__
-    message = str(exc) or type(exc).__name__
+    message = scrub(str(exc)) or type(exc).__name__  # no object addresses: results stay deterministic
     return Result(
         id=id, task=task, pipeline=pipeline, modality=modality, status=Status.ERROR,
         overall=None, error=ErrorInfo(code=str(code), message=message[:2000]),

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..batch.executors import EXECUTORS
-from ._common import add_config_options, config_from_args, guarded
+from ._common import add_config_options, check_timeout, check_workers, config_from_args, guarded
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "results file, so an interrupted run (even kill -9) resumes where it was.")
     p.add_argument("manifest", help="manifest file (.jsonl or .csv)")
     p.add_argument("-o", "--output", required=True, help="results file (JSONL), appended to")
-    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray CPUs (default: all CPUs)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes / Ray CPUs (default: all CPUs that memory allows)")
     p.add_argument("--executor", choices=tuple(EXECUTORS), default="process",
                    help="process pool (default), in-process serial, or Ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: start a local instance)")
@@ -36,12 +37,13 @@ def _run(args: argparse.Namespace) -> int:
     from ..batch.runner import run_manifest
     from .progress import ProgressBar
 
+    timeout, workers = check_timeout(args.timeout), check_workers(args.workers)
     config = config_from_args(args)
     manifest = load_manifest(args.manifest)
     bar = None if args.no_progress else ProgressBar("grading")
     try:
-        summary = run_manifest(manifest, args.output, config=config, executor=args.executor, workers=args.workers,
-                               timeout_s=args.timeout, address=args.address, resume=not args.restart, progress=bar,
+        summary = run_manifest(manifest, args.output, config=config, executor=args.executor, workers=workers,
+                               timeout_s=timeout, address=args.address, resume=not args.restart, progress=bar,
                                retry_errors=args.retry_errors)
     finally:
         if bar is not None:

@@ -219,7 +219,7 @@ def parse_reference(image: np.ndarray, *, lattice_shape: tuple[int, int] | None 
     if posts < 0.9 or cells < 0.9:
         raise InputError(
             f"reference does not look like an MMGR lattice maze of {lr}x{lc} "
-            f"(wall posts {posts:.0%}, open cells {cells:.0%}); pass the grid size explicitly")
+            f"(wall posts {posts:.0%}, open cells {cells:.0%})")
     green = cell_fractions(cls == colors.GREEN, lattice_shape)
     red = cell_fractions(cls == colors.RED, lattice_shape)
     if green.max() < 0.2 or red.max() < 0.2:

@@ -153,12 +153,12 @@ def spec_to_dict(spec: MazeSpec) -> dict[str, Any]:
 
 def spec_from_text(text: str) -> MazeSpec:
     """JSON (an object with ``connection_list``) or maze-dataset ASCII, whichever ``text`` holds."""
-    import json
+    from ..limits import JSONLimitError, loads_json
 
     body = text.strip()
     if body.startswith("{"):
-        try:
-            return spec_from_dict(json.loads(body))
-        except (json.JSONDecodeError, RecursionError) as exc:
+        try:  # strict JSON: finite numbers, bounded digits and depth (a 5000-digit number was exit 3)
+            return spec_from_dict(loads_json(body))
+        except JSONLimitError as exc:
             raise InputError(f"maze spec is not valid JSON: {exc}") from None
     return spec_from_ascii(text)

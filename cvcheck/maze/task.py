@@ -109,9 +109,7 @@ def _video_analysis(path: str | os.PathLike, spec: MazeSpec | None, config: Conf
         frames.close()
         reader.close()
     if not isinstance(analysis, Unparseable):
-        analysis.read = {"frames_read": reader.frames_read, "frames_decoded": reader.frames_decoded,
-                         "truncated": reader.truncated, "error": reader.error, "stride": reader.stride,
-                         "fps": reader.info.fps if reader.info else None}
+        analysis.read = reader.report()
     return analysis
 
 

@@ -144,6 +144,8 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
     notes = []
     if a.read.get("truncated"):
         notes.append(f"video truncated/corrupt: analysed {a.frames} frame(s) ({a.read.get('error')})")
+    if a.read.get("max_frames_reached"):
+        notes.append(f"only the first {a.read.get('max_frames')} frames were read (media.max_frames); it goes on")
     if not checks["layout_match"]:
         worst = int(np.argmin(a.ious))
         notes.append(f"layout: min wall IoU {a.ious.min():.3f} at frame {worst} (needs > {cfg.layout_iou_min})")

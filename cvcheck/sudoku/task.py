@@ -7,7 +7,6 @@ and the report reach the task through :func:`grade_sample`, :func:`grade` and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import CvcheckError, InputError, MediaError
+from ..limits import JSONLimitError, loads_json
 from ..media.image import load_image
 from ..media.picture import answer_picture
 from ..media.video import FrameReader, iter_frames, modality_of
@@ -43,18 +43,20 @@ def load_grid(value: GridLike, *, name: str = "grid") -> GridLike:
         return value
     path = Path(value)
     try:
+        if path.exists() and not path.is_file():  # a folder, a pipe, a device: never opened
+            raise InputError(f"{name} {path} is not a regular file")
         if path.stat().st_size > MAX_GRID_FILE_BYTES:
             raise InputError(f"{name} file {path} is over {MAX_GRID_FILE_BYTES:,} bytes: not a grid")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{name} file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"cannot read {name} from {path}: {exc}") from exc
     if path.suffix.lower() == ".json" or text.lstrip()[:1] in "[{":
         try:
-            return json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise InputError(f"{name} file {path} is not valid JSON: {exc}") from exc
+            return loads_json(text, max_depth=3)
+        except JSONLimitError as exc:
+            raise InputError(f"{name} file {path} is not valid JSON: {exc}") from None
     return text
 
 
@@ -71,6 +73,9 @@ def require_complete(reader: FrameReader) -> None:
     if reader.truncated:
         raise MediaError(f"video {reader.name} is truncated or corrupt after {reader.frames_read} frame(s) "
                          f"({reader.error}); its final frame, which CV and CA are read from, is missing")
+    if reader.max_frames_reached:
+        raise MediaError(f"video {reader.name} has more than {reader.max_frames} frames (media.max_frames); "
+                         "its final frame, which CV and CA are read from, was not reached")
 
 
 def _timeline(path: str | os.PathLike, spec: SudokuSpec, config: Config, engine: DigitEngine | None,
