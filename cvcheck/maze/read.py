@@ -118,7 +118,14 @@ def _value_chroma(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def colour_mask(rgb: np.ndarray) -> np.ndarray:
     """Saturated, bright-enough pixels (markers, paths, icons): uint8 0/255."""
     value, chroma = _value_chroma(rgb)
-    return cv2.bitwise_and(cv2.compare(chroma, COLOUR_CHROMA, cv2.CMP_GE), cv2.compare(value, COLOUR_VALUE, cv2.CMP_GE))
+    return _colour(value, chroma)
+
+
+def _colour(value: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+    """0/255 where chroma >= COLOUR_CHROMA and value >= COLOUR_VALUE (uint8 thresholds)."""
+    _, vivid = cv2.threshold(chroma, COLOUR_CHROMA - 1, 255, cv2.THRESH_BINARY)
+    _, bright = cv2.threshold(value, COLOUR_VALUE - 1, 255, cv2.THRESH_BINARY)
+    return cv2.bitwise_and(vivid, bright)
 
 
 def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -131,8 +138,7 @@ def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
     hist = cv2.calcHist([np.ascontiguousarray(value[::2, ::2])], [0], None, [256], [0, 256]).ravel()
     paper = float(max(1, int(np.searchsorted(np.cumsum(hist), PAPER_PERCENTILE / 100 * hist.sum()))))
     dark = np.clip((paper - value.astype(np.float32)) * np.float32(1.0 / paper), 0.0, 1.0)
-    colour = cv2.bitwise_and(cv2.compare(chroma, COLOUR_CHROMA, cv2.CMP_GE), cv2.compare(value, COLOUR_VALUE, cv2.CMP_GE))
-    dark[colour > 0] = 0.0
+    dark[_colour(value, chroma) > 0] = 0.0
     return dark, paper
 
 
@@ -417,12 +423,13 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
     rows = _cell_counts(prof_y, b - t, thickness)
     cols = _cell_counts(prof_x, r - l, thickness)
-    # Cells are square in every look met so far: an axis with no interior edges (a comb
-    # of open boundaries) takes the other axis's pitch.
-    if not rows and cols:
-        rows = [(max(1, int(round((b - t) / ((r - l) / n)))), s) for n, s in cols]
-    if not cols and rows:
-        cols = [(max(1, int(round((r - l) / ((b - t) / n)))), s) for n, s in rows]
+    # Cells are square in every look met so far: each axis also tries the count the other
+    # axis's pitch implies (an axis with few interior edges, e.g. a comb of open
+    # boundaries, gets its count that way); reading the walls decides.
+    square_rows = [(max(1, int(round((b - t) / ((r - l) / n)))), sc) for n, sc in cols]
+    square_cols = [(max(1, int(round((r - l) / ((b - t) / n)))), sc) for n, sc in rows]
+    rows += [c for c in square_rows if c[0] not in {n for n, _ in rows}]
+    cols += [c for c in square_cols if c[0] not in {n for n, _ in cols}]
     grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols if n * m >= 2]
     if not grids:
         raise InputError("no grid of walls found inside the maze's border")

@@ -37,6 +37,7 @@ SAMPLE_STEP = 0.05     #: lattice cells between samples along a segment
 IN_GOAL = 1.0          #: Chebyshev distance (lattice cells) from the goal cell's centre to its walls: inside
 LEFT_GOAL = 1.15       #: ... and beyond which the agent has clearly left it (position noise at the wall)
 NEAR_GOAL = 1.25       #: ... and within which it is entering the goal (an agent vanishing there is hidden)
+LEAVE_STEP = 2.5       #: lattice cells: the longest step out of the goal in one frame that is motion (a cell is 2)
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,14 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     dist = np.abs(track.pos[tracked] - centre).max(axis=1)
     inside = dist < IN_GOAL
     first = int(tracked[np.argmax(inside)]) if inside.any() else None
+    if inside.any() and not inside[-1]:
+        # Leaving takes moving out: sightings that begin with a jump from the goal no agent
+        # makes (an icon or a trail left visible when the agent vanished) are not the agent.
+        last_in = int(np.flatnonzero(inside)[-1])
+        step = float(np.hypot(*(track.pos[tracked[last_in + 1]] - track.pos[tracked[last_in]])))
+        frames = int(tracked[last_in + 1] - tracked[last_in])
+        if step > LEAVE_STEP + 2.0 * (frames - 1):
+            tracked, dist, inside = tracked[:last_in + 1], dist[:last_in + 1], inside[:last_in + 1]
     window = tracked >= n - max(1, settle_frames)
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
     occluded = bool(inside[-1]) and int(tracked[-1]) < n - 1
