@@ -20,7 +20,6 @@ from .lattice import MazeSpec
 from .metrics import Crossing, Layout, PathMatch, layout_match, path_loops, path_match, upscale_cells, wall_crossing
 from .read import MazeReading, lattice_from_segments, read_maze
 
-
 LATTICE_DARK = 0.25  #: MMGR's lattice walls darken half the maze; thin-line looks a few percent
 
 

@@ -19,7 +19,7 @@ and a large icon are both found without fixed minimum areas.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is
 MOVED = 0.4            #: cells: a followed blob this much farther than "on the start" has moved away
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
+WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
 MIN_AGENT = 0.002      #: cells^2: smaller coloured specks are no agent (a 3-px dot in an 80-px cell is 0.004)
 LATTICE_THICKNESS = 0.3  #: walls this thick (cells) are analysed as a lattice, thinner ones as lines
 
@@ -88,8 +89,10 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     sr, sc = lattice_to_cell(spec.start)
     start = (sr + 0.5, sc + 0.5)
     seen: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in HUE_CLASSES if cls != RED_HUES}
+    box, grid, origin = _window(look, (sr, sc), WINDOW)
     for frame in frames:
-        blobs = [b for b in find_markers(frame, look.box, look.grid) if b.area >= MIN_AGENT and _saturation(b) >= 90]
+        blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1], cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
+                 for b in find_markers(frame, box, grid) if b.area >= MIN_AGENT and _saturation(b) >= 90]
         for cls, per_frame in seen.items():  # red is the goal's
             per_frame.append([b for b in blobs if _class_of(b.hue) == cls])
     options = []
@@ -124,6 +127,16 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                      value=int(np.median(rgb.max(axis=1))), how=how)
 
 
+def _window(look: MazeLook, cell: tuple[int, int], half: int) -> tuple[tuple[float, float, float, float],
+                                                                      tuple[int, int], tuple[int, int]]:
+    """The part of the maze within ``half`` cells of ``cell``: (box, grid, first cell)."""
+    t, l, b, r = look.box
+    py, px = look.pitch
+    r0, c0 = max(0, cell[0] - half), max(0, cell[1] - half)
+    r1, c1 = min(look.grid[0], cell[0] + half + 1), min(look.grid[1], cell[1] + half + 1)
+    return (t + r0 * py, l + c0 * px, t + r1 * py, l + c1 * px), (r1 - r0, c1 - c0), (r0, c0)
+
+
 def _saturation(b: Marker) -> float:
     hi, lo = max(b.rgb), min(b.rgb)
     return 255.0 * (hi - lo) / hi if hi else 0.0
@@ -137,7 +150,8 @@ def detected_profile(look: MazeLook, agent: AgentLook) -> StyleProfile:
     return StyleProfile(
         name="detected", walls="lattice" if look.wall_thickness >= LATTICE_THICKNESS else "lines",
         agent_hue=((lo - 5) % 180, (hi + 5) % 180), goal_hue=RED_HUES,
-        min_saturation=int(max(40, min(150, 0.65 * agent.saturation))),  # a pale trail is not the agent
+        min_saturation=int(max(40, min(150, 0.65 * agent.saturation))),  # goal, icons, coloured slots
+        agent_min_saturation=int(max(40, min(160, 0.7 * agent.saturation))),  # a pale trail is not the agent
         min_value=int(max(60, min(90, 0.5 * agent.value))),
         agent_min_area=max(0.002, 0.3 * 4 * agent.area), goal_min_area=max(0.002, 0.3 * 4 * goal_area),
         goal_changes_on_arrival=True, agent_is_start=True)

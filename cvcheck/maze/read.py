@@ -550,12 +550,20 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marke
     out = []
     for lo, hi in HUE_CLASSES:
         band = cv2.inRange(hue, lo, hi) if lo <= hi else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi))
-        band = cv2.morphologyEx(cv2.bitwise_and(band, colour), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        count, labels, stats, cents = cv2.connectedComponentsWithStats(band, connectivity=8)
+        band = cv2.bitwise_and(band, colour)
+        found = cv2.findNonZero(band)
+        if found is None:
+            continue
+        bx, by, bw_, bh_ = cv2.boundingRect(found)  # label only where this colour is
+        bx0, by0 = max(0, bx - 2), max(0, by - 2)
+        sub = cv2.morphologyEx(band[by0:by + bh_ + 2, bx0:bx + bw_ + 2], cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(sub, connectivity=8)
         if count <= 1:
             continue
+        cents = cents + (bx0, by0)
         ys, xs = np.nonzero(labels)
         lab = labels[ys, xs]
+        ys, xs = ys + by0, xs + bx0
         sums = [np.bincount(lab, weights=p[ys, xs], minlength=count) for p in planes]
         for i in range(1, count):
             bw, bh, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], float(stats[i, cv2.CC_STAT_AREA])

@@ -44,7 +44,7 @@ from .spec_io import spec_from_text
 from .style import StyleProfile
 from .verdict import PIPELINE, TASK, image_result, unparseable, video_result
 from .verify import as_spec, full_config
-from .video import MazeVideoAnalysis, analyse_video
+from .video import LEARN_FRAMES, MazeVideoAnalysis, analyse_video
 from .video_render import CanvasStore, contact_sheet, render_video_overlay
 
 MAZE_FIELDS = ("reference", "puzzle", "maze")  #: the ways to give the maze, in manifests and on the CLI
@@ -99,7 +99,8 @@ def maze_of(fields: Mapping[str, Any], *, config: Config) -> tuple[MazeSpec | No
 def _video_analysis(path: str | os.PathLike, spec: MazeSpec | None, config: Config,
                     style: str | StyleProfile | None, canvases: CanvasStore | None) -> MazeVideoAnalysis | Unparseable:
     reader = iter_frames(path, stride=config.maze.video_stride, config=config.media)
-    frames = prefetched(reader)  # decode the next frames on another core while this one is analysed
+    # decode ahead on another core while frames are analysed, and while the first ones are read (look, agent)
+    frames = prefetched(reader, depth=LEARN_FRAMES + 4)
     fps = reader.info.fps / reader.stride if reader.info and reader.info.fps else None
     try:
         with opencv_threads(1):

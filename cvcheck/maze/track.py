@@ -179,7 +179,8 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
         for tr in pool:
             if not (current.start < tr.start <= current.end):
                 continue
-            rest = [b for f, b in zip(current.frames, current.blobs) if f >= tr.start]
+            # the followed object while the mover exists (the agent may come back over it later)
+            rest = [b for f, b in zip(current.frames, current.blobs) if tr.start <= f <= tr.end]
             pts = np.array([[b.row, b.col] for b in rest])
             apart = float(np.hypot(*(tr.first() - pts[-1]))) if len(rest) else 0.0
             moves = not _static(tr) or apart >= SPLIT_MIN

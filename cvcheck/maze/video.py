@@ -36,7 +36,7 @@ from .video_metrics import (
 )
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
-LEARN_FRAMES = 16    #: frames (from the first readable one) the agent's look is learned from
+LEARN_FRAMES = 12    #: frames (from the first readable one) the agent's look is learned from
 GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell
 DEFAULT_FPS = 24.0   #: frame rate assumed for frames given without one
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..vision import colors
-from ..vision.geometry import Box
+from ..vision.geometry import Box, shrink
 from .extract import rectify, refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
@@ -141,7 +141,7 @@ class FrameAnalyser:
             need = (max(0, mr - t), max(0, b + mr - h), max(0, mc - l), max(0, r + mc - w))
             if any(need):
                 crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
-            return cv2.resize(crop, (wk + 2 * self.pad, hk + 2 * self.pad), interpolation=cv2.INTER_AREA)
+            return shrink(crop, (wk + 2 * self.pad, hk + 2 * self.pad))
         t, l, b, r = self.box
         size = (self.grid[1] * self.k, self.grid[0] * self.k)
         if b - t >= 2 * size[1] and r - l >= 2 * size[0]:
@@ -176,7 +176,7 @@ class FrameAnalyser:
             else:
                 self.box, self.warp = old
         st = self.style
-        agent = hue_mask(hsv, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
+        agent = hue_mask(hsv, st.agent_hue, min_saturation=st.agent_saturation, min_value=st.min_value)
         goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
         agents = self._blobs(agent, self.agent_min_px, with_overlap=True, trail=True)
         goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
@@ -307,10 +307,13 @@ class FrameAnalyser:
         seen_v = coloured[rows_idx][:, :, xs].mean(axis=1).max(axis=2) <= 0.25
         seen_h = coloured[ys][:, :, cols_idx].mean(axis=3).max(axis=1) <= 0.25
         # The darkness of a drawn line depends on its width and the canvas scale (a heavy
-        # border, faint 1-px walls), so the threshold is set between the reference's walls
+        # border, faint 1-px walls), so the threshold is set between the reference's inner walls
         # as drawn at their darkest so far in this video (lines fading out are then read as
         # gone) and its open boundaries as first seen (white, or a faint cell grid).
         walls = np.concatenate([vs[self.ref_v & seen_v], hs[self.ref_h & seen_h]])
+        inner = np.concatenate([vs[:, 1:-1][(self.ref_v & seen_v)[:, 1:-1]], hs[1:-1][(self.ref_h & seen_h)[1:-1]]])
+        if inner.size >= 3:  # a heavier border says nothing about how dark the inner walls are drawn
+            walls = inner
         opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
         if not walls.size:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
