@@ -47,6 +47,8 @@ from .verify import as_spec, full_config
 from .video import LEARN_FRAMES, MazeVideoAnalysis, analyse_video
 from .video_render import CanvasStore, contact_sheet, render_video_overlay
 
+PREFETCH_BYTES = 48 << 20   #: decoded frames held ahead of the analysis (at least LEARN_FRAMES + 4 frames)
+PREFETCH_MAX_FRAMES = 64
 MAZE_FIELDS = ("reference", "puzzle", "maze")  #: the ways to give the maze, in manifests and on the CLI
 MAX_MAZE_FILE = 10_000_000                     #: bytes; a maze file is a few kilobytes
 
@@ -99,8 +101,10 @@ def maze_of(fields: Mapping[str, Any], *, config: Config) -> tuple[MazeSpec | No
 def _video_analysis(path: str | os.PathLike, spec: MazeSpec | None, config: Config,
                     style: str | StyleProfile | None, canvases: CanvasStore | None) -> MazeVideoAnalysis | Unparseable:
     reader = iter_frames(path, stride=config.maze.video_stride, config=config.media)
-    # decode ahead on another core while frames are analysed, and while the first ones are read (look, agent)
-    frames = prefetched(reader, depth=LEARN_FRAMES + 4)
+    # Decode ahead on another core while frames are analysed, and while the maze and the agent's
+    # look are read from the first ones (tens of ms of fixed work that decoding can fill).
+    frame_bytes = 3 * reader.info.width * reader.info.height if reader.info else PREFETCH_BYTES
+    frames = prefetched(reader, depth=max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes)))
     fps = reader.info.fps / reader.stride if reader.info and reader.info.fps else None
     try:
         with opencv_threads(1):

@@ -291,21 +291,11 @@ class FrameAnalyser:
         """Which wall lines are drawn, and which could be seen: boolean (rows, cols+1) vertical
         and (rows+1, cols) horizontal, then the same for "not hidden" (a line under the agent,
         an icon or a marker for more than a quarter of its length is neither drawn nor erased)."""
-        rows, cols = self.spec.shape
-        k2 = 2 * self.k
-        value = hsv[:, :, 2].astype(np.float32)
-        dark = (255.0 - value) / 255.0
-        coloured = (hsv[:, :, 1] >= self.style.min_saturation).astype(np.float32)
-        dark[coloured > 0] = 0.0  # coloured icons are not walls
-        h, w = dark.shape
-        xs = np.clip(self._lines_x[:, None] + self._offs[None, :], 0, w - 1)        # (cols+1, O)
-        ys = np.clip(self._lines_y[:, None] + self._offs[None, :], 0, h - 1)        # (rows+1, O)
-        rows_idx = (np.arange(rows)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, h - 1)  # (rows, B)
-        cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, w - 1)  # (cols, B)
-        vs = dark[rows_idx][:, :, xs].mean(axis=1).max(axis=2)                     # (rows, cols+1)
-        hs = dark[ys][:, :, cols_idx].mean(axis=3).max(axis=1)                     # (rows+1, cols)
-        seen_v = coloured[rows_idx][:, :, xs].mean(axis=1).max(axis=2) <= 0.25
-        seen_h = coloured[ys][:, :, cols_idx].mean(axis=3).max(axis=1) <= 0.25
+        # uint8 planes (255 = dark / coloured); means come out as fractions
+        coloured = cv2.inRange(hsv[:, :, 1], self.style.min_saturation, 255)
+        dark = cv2.bitwise_and(cv2.bitwise_not(hsv[:, :, 2]), cv2.bitwise_not(coloured))  # coloured icons are not walls
+        vs, seen_v = self._line_means(dark, coloured, vertical=True)
+        hs, seen_h = self._line_means(dark, coloured, vertical=False)
         # The darkness of a drawn line depends on its width and the canvas scale (a heavy
         # border, faint 1-px walls), so the threshold is set between the reference's inner walls
         # as drawn at their darkest so far in this video (lines fading out are then read as
@@ -325,6 +315,30 @@ class FrameAnalyser:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
         thr = base + 0.45 * (self.level - base)
         return vs > thr, hs > thr, seen_v, seen_h
+
+    def _line_means(self, dark: np.ndarray, coloured: np.ndarray, *, vertical: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Per wall line: the mean darkness along the central band of its cell side, at the
+        best of a few offsets across it (the line may sit a pixel off), and whether it is
+        seen (at most a quarter of that band coloured). Shapes (rows, cols+1) for vertical
+        lines, (rows+1, cols) for horizontal ones."""
+        rows, cols = self.spec.shape
+        k2, o, b0, nb = 2 * self.k, len(self._offs), self.pad + int(self._band[0]), len(self._band)
+        along = rows if vertical else cols
+        out = []
+        for plane in (dark, coloured):
+            lines = self._lines_x if vertical else self._lines_y
+            if vertical:  # vertical lines are rows of the transposed canvas
+                plane = np.ascontiguousarray(plane.T)
+            # (lines * offsets, canvas length): the pixel rows each line may be drawn on
+            strip = plane[np.clip(lines[:, None] + self._offs, 0, plane.shape[0] - 1).ravel(), :]
+            short = b0 + along * k2 - strip.shape[1]
+            if short > 0:  # the last band's unused tail runs past the canvas
+                strip = np.pad(strip, ((0, 0), (0, short)), mode="edge")
+            bands = strip[:, b0:b0 + along * k2].reshape(strip.shape[0], along, k2)[:, :, :nb]
+            means = bands.mean(axis=2, dtype=np.float32).reshape(-1, o, along).max(axis=1) / 255.0  # (lines, along)
+            out.append(means)
+        line, seen = out[0], out[1] <= 0.25
+        return (line.T, seen.T) if vertical else (line, seen)
 
 
 def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
