@@ -94,12 +94,12 @@ def main(argv: list[str] | None = None) -> int:
             "maze": lambda v, s: grade(v, config=config, maze=s)}
     runs: dict[tuple[str, str], dict[str, list[float]]] = {}
     verdicts: dict[str, dict[str, int | None]] = {}
-    for size_name, look, video, spec in videos:  # warm-up: imports, lazy caches, first-touch pages
+    for _size, _look, video, spec in videos:  # warm-up: imports, lazy caches, first-touch pages
         decode(video)
         for way, fn in ways.items():
             verdicts.setdefault(video.name, {})[way] = fn(video, spec).overall
     for _ in range(args.repeats):
-        for size_name, look, video, spec in videos:
+        for size_name, _look, video, spec in videos:
             t, c = time.perf_counter(), cpu_seconds()
             frames = decode(video)
             dw, dc = time.perf_counter() - t, cpu_seconds() - c
