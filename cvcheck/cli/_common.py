@@ -7,6 +7,7 @@ import functools
 import math
 import os
 import sys
+from collections.abc import Sequence
 from typing import Callable
 
 from ..config import Config
@@ -107,7 +108,9 @@ def safe_text(text: str) -> str:
     return printable(text, limit=len(text))
 
 
-def emit_result(result: Result, *, as_json: bool) -> int:
-    """Print a result; exit 0 for a verdict (ok/unparseable), 1 for an error result."""
-    print(result.to_json(indent=2) if as_json else safe_text(format_summary(result)))
+def emit_result(result: Result, *, as_json: bool, extra: Sequence[str] = ()) -> int:
+    """Print a result (a summary then ``extra`` lines, or the JSON); exit 0 for a verdict
+    (ok/unparseable), 1 for an error result."""
+    text = format_summary(result) + "".join(f"\n  {line}" for line in extra)
+    print(result.to_json(indent=2) if as_json else safe_text(text))
     return 1 if result.status is Status.ERROR else 0

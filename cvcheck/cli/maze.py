@@ -31,8 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 @guarded
 def _run(args: argparse.Namespace) -> int:
     from ..maze.task import grade
+    from ..maze.verdict import describe_reading
 
     result = grade(args.answer, reference=args.reference, puzzle=args.puzzle, maze=args.maze,
                    config=config_from_args(args), id=args.id or Path(args.answer).name, style=args.style,
                    overlay_path=args.overlay)
-    return emit_result(result, as_json=args.json)
+    return emit_result(result, as_json=args.json, extra=describe_reading(result.details))

@@ -9,6 +9,7 @@ loop, path <= 1.3x the solution).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -226,3 +227,35 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
         "notes": _video_notes(a, checks, config),
     }
     return _result(checks, _video_metrics(a, checks), details, id=id, modality="video", config_hash=config_hash)
+
+
+_SOURCES = {"video": "read from the video's first frames", "reference": "the MMGR solution image",
+            "puzzle": "read from the puzzle image", "maze": "the maze file"}
+_HOW = {"moved": "the blob that moved away from the start", "appeared": "the blob that appeared on the start",
+        "on_start_marker": "the blob on the start marker", "start_marker": "the start marker itself",
+        "default": "not seen: the start marker's colour assumed"}
+
+
+def describe_reading(details: Mapping[str, Any]) -> list[str]:
+    """One line each on where the maze came from and what was detected in a video (for people)."""
+    lines = []
+    source = details.get("maze_source")
+    seen = details.get("detected") if isinstance(details.get("detected"), Mapping) else {}
+    maze = seen.get("maze") if isinstance(seen.get("maze"), Mapping) else {}
+    if source in _SOURCES:
+        graph = details.get("maze") if isinstance(details.get("maze"), Mapping) else {}
+        grid = maze.get("grid") or [graph.get("rows"), graph.get("cols")]
+        size = f" ({grid[0]}x{grid[1]} cells)" if isinstance(grid, list) and None not in grid else ""
+        lines.append(f"maze: {_SOURCES[source]}{size}")
+    if maze:
+        walls = maze.get("walls")
+        thick = maze.get("wall_thickness_cells")
+        lines.append(f"looks: {walls} walls" + (f" {thick:.2f} cell thick" if isinstance(thick, float) else "")
+                     + "".join(f", {name} marker at cell {tuple(m['cell'])} rgb {tuple(m['rgb'])}"
+                               for name in ("start", "goal") if isinstance(m := maze.get(name), Mapping)))
+    agent = seen.get("agent")
+    if isinstance(agent, Mapping):
+        lines.append(f"agent: hue {agent.get('hue')} (window {agent.get('hue_window')}), "
+                     f"{agent.get('area_cells')} cells^2, "
+                     f"found as {_HOW.get(str(agent.get('identified_by')), agent.get('identified_by'))}")
+    return lines

@@ -98,6 +98,11 @@ def test_cli_grades_a_video_without_any_maze_and_with_a_spec(corpus, capsys: pyt
     assert out["overall"] == 1.0 and out["details"]["maze_source"] == "video"
     assert main(["maze", str(root / c["answer"]), "--maze", str(root / c["maze"]), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["details"]["maze_source"] == "maze"
+    assert main(["maze", str(root / c["answer"])]) == 0  # the summary says what was read
+    summary = capsys.readouterr().out
+    rows, cols = c["grid"]
+    assert f"maze: read from the video's first frames ({rows}x{cols} cells)" in summary
+    assert "agent: hue" in summary and "found as the" in summary
     with pytest.raises(SystemExit) as exit_:  # one way at a time (argparse says so, exit 2)
         main(["maze", str(root / c["answer"]), "--maze", str(root / c["maze"]), "--puzzle", str(root / c["puzzle"])])
     assert exit_.value.code == 2
