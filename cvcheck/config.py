@@ -97,7 +97,7 @@ def check_section(section: Any) -> None:
     for f in fields(section):
         key = f"{name}.{f.name}"
         value = getattr(section, f.name)
-        kind = type(f.default)
+        kind: type = type(f.default)
         if kind is float:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"{key} must be a number, got {value!r}")
@@ -419,7 +419,7 @@ def _descriptions(cls: type) -> dict[str, str]:
     return out
 
 
-def valid_values(f: dataclasses.Field) -> str:
+def valid_values(f: dataclasses.Field[Any]) -> str:
     """What a setting accepts, in words (the settings table's third column)."""
     meta = f.metadata
     if "range" in meta:

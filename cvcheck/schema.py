@@ -106,9 +106,10 @@ def to_jsonable(value: Any) -> Any:
 def normalise(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """A mapping as it will read back from JSON (C-speed path for plain data)."""
     try:
-        return json.loads(json.dumps(mapping, allow_nan=False))
+        plain: dict[str, Any] = json.loads(json.dumps(mapping, allow_nan=False))
     except (TypeError, ValueError):
-        return to_jsonable(dict(mapping))
+        plain = to_jsonable(dict(mapping))
+    return plain
 
 
 @dataclass(frozen=True)

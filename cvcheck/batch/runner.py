@@ -58,7 +58,7 @@ def envelope(sample: Mapping[str, Any], *, line: int | None = None) -> dict[str,
     return out
 
 
-def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike, *,
+def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike[str], *,
                 config: Config | None = None, executor: str = "process", workers: int | None = None,
                 timeout_s: float | None = 300.0, address: str | None = None, resume: bool = True,
                 progress: Progress | None = None, lines: Sequence[int] | None = None,
@@ -126,7 +126,7 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike,
     return summary
 
 
-def run_manifest(manifest: str | os.PathLike | Manifest, output: str | os.PathLike, **options: Any) -> RunSummary:
+def run_manifest(manifest: str | os.PathLike[str] | Manifest, output: str | os.PathLike[str], **options: Any) -> RunSummary:
     """Load (if needed) and validate a manifest, then :func:`run_samples` it."""
     m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
     if Path(output).resolve() == m.path.resolve():

@@ -162,23 +162,46 @@ def _resolve_paths(sample: dict[str, Any], base: Path) -> dict[str, Any]:
 
 @guarded
 def _run_mmgr(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
+    import tempfile
 
-    from ..judge.mmgr import grade
+    from ..batch.manifest import validate_sample
+    from ..batch.runner import run_samples
+    from ..batch.store import load_results
     from ..judge.mmgr_spec import SPECS
+    from ..judge.session import using_client
     from ..judge.summary import summarize
+    from .progress import ProgressBar
 
     config = config_from_args(args)
     spec = SPECS[args.mmgr_task]
     base = Path(args.samples).resolve().parent
-    samples = [_resolve_paths({**s, "task": spec.task}, base) for s in _read_jsonl(args.samples)]
+    samples = []
+    for number, row in enumerate(_read_jsonl(args.samples), 1):
+        try:
+            samples.append(validate_sample(_resolve_paths({**row, "task": spec.task}, base), base))
+        except InputError as exc:
+            raise InputError(f"{args.samples} line {number}: {exc}") from None
+    ids = [s["id"] for s in samples]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{args.samples}: duplicate id {next(i for i in ids if ids.count(i) > 1)!r}")
     live = any(s.get("judge_answers") is None and s.get("judge_reply") is None for s in samples)
     client = _client(args, config) if live else None
-    with ThreadPoolExecutor(max_workers=client.concurrency if client else 1) as pool:
-        results = list(pool.map(lambda s: grade(spec, s, config=config, client=client), samples))
     out = _out_dir(args)
-    if out:
-        (out / "results.jsonl").write_text("".join(r.to_json() + "\n" for r in results), encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="cvcheck-judge-") as scratch:
+        path = (out or Path(scratch)) / "results.jsonl"
+        bar = ProgressBar("judging") if sys.stderr.isatty() else None
+        try:
+            if client is not None:
+                with using_client(config.judge, client):
+                    run_samples(samples, path, config=config, executor="thread", workers=client.concurrency,
+                                timeout_s=None, resume=False, progress=bar)
+            else:
+                run_samples(samples, path, config=config, executor="serial", timeout_s=None, resume=False,
+                            progress=bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        results = load_results(path)
     summary = summarize(results).get(spec.task, {})
     lines = [f"{spec.title}: {summary.get('n', 0)} samples, overall {_pct(summary.get('overall'))} "
              f"(ok {summary.get('n_ok', 0)}, unparseable {summary.get('n_unparseable', 0)}, "
@@ -286,8 +309,6 @@ def _run_marvel(args: argparse.Namespace) -> int:
 
 @guarded
 def _run_ggbench(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
     from ..judge import ggbench
 
     config = config_from_args(args)
@@ -297,8 +318,7 @@ def _run_ggbench(args: argparse.Namespace) -> int:
                  for k in ("text", "image", "mid") if getattr(args, f"{k}_prompt")}
     recorded = all(isinstance(i.get(k), str) for i in items for k in ("judge_text", "judge_image", "judge_mid"))
     client = None if recorded else _client(args, config)
-    with ThreadPoolExecutor(max_workers=client.concurrency if client else 1) as pool:
-        parts = list(pool.map(lambda it: ggbench.evaluate_item(it, client=client, templates=templates), items))
+    parts = ggbench.evaluate_all(items, client=client, templates=templates)
     if args.upstream:
         policy: dict[str, Any] = dict(ggbench.UPSTREAM)
     else:

@@ -53,18 +53,18 @@ MAZE_FIELDS = ("reference", "puzzle", "maze")  #: the ways to give the maze, in 
 MAX_MAZE_FILE = 10_000_000                     #: bytes; a maze file is a few kilobytes
 
 
-def _load_reference(path: str | os.PathLike, *, config: Config) -> MazeSpec:
+def _load_reference(path: str | os.PathLike[str], *, config: Config) -> MazeSpec:
     return as_spec(load_image(path, config=config.media))
 
 
-def _load_puzzle(path: str | os.PathLike, *, config: Config) -> MazeSpec:
+def _load_puzzle(path: str | os.PathLike[str], *, config: Config) -> MazeSpec:
     reading = read_maze(load_image(path, config=config.media), grid=config.maze.grid_shape())
     if isinstance(reading, Unparseable):
         raise InputError(f"puzzle {path}: {reading.reason}")
     return reading.spec
 
 
-def _load_maze_file(path: str | os.PathLike, *, config: Config) -> MazeSpec:
+def _load_maze_file(path: str | os.PathLike[str], *, config: Config) -> MazeSpec:
     p = Path(path)
     try:
         if p.stat().st_size > MAX_MAZE_FILE:
@@ -98,7 +98,7 @@ def maze_of(fields: Mapping[str, Any], *, config: Config) -> tuple[MazeSpec | No
     return _LOADERS[given[0]](fields[given[0]], config=config), given[0]
 
 
-def _video_analysis(path: str | os.PathLike, spec: MazeSpec | None, config: Config,
+def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config: Config,
                     style: str | StyleProfile | None, canvases: CanvasStore | None) -> MazeVideoAnalysis | Unparseable:
     reader = iter_frames(path, stride=config.maze.video_stride, config=config.media)
     # Decode ahead on another core while frames are analysed, and while the maze and the agent's
@@ -118,9 +118,9 @@ def _video_analysis(path: str | os.PathLike, spec: MazeSpec | None, config: Conf
     return analysis
 
 
-def verify_video_file(path: str | os.PathLike, reference: np.ndarray | MazeSpec | None = None, *,
+def verify_video_file(path: str | os.PathLike[str], reference: np.ndarray | MazeSpec | None = None, *,
                       config: Config | None = None, id: str = "", style: str | StyleProfile | None = None,
-                      overlay_path: str | os.PathLike | None = None) -> Result:
+                      overlay_path: str | os.PathLike[str] | None = None) -> Result:
     """Grade an answer video file, streaming it (memory does not grow with its length).
 
     ``reference``: the maze (a solution image or a spec); None reads it from the video's
@@ -145,10 +145,10 @@ def verify_video_file(path: str | os.PathLike, reference: np.ndarray | MazeSpec 
     return result
 
 
-def grade(answer: str | os.PathLike, *, config: Config, reference: str | os.PathLike | None = None,
-          puzzle: str | os.PathLike | None = None, maze: str | os.PathLike | None = None, id: str = "",
+def grade(answer: str | os.PathLike[str], *, config: Config, reference: str | os.PathLike[str] | None = None,
+          puzzle: str | os.PathLike[str] | None = None, maze: str | os.PathLike[str] | None = None, id: str = "",
           style: str | StyleProfile | None = None, modality: str | None = None,
-          overlay_path: str | os.PathLike | None = None) -> Result:
+          overlay_path: str | os.PathLike[str] | None = None) -> Result:
     """Grade an answer file (image or video) against the maze given one way (see the module
     docstring), or, for a video, against the maze read from its first frames.
 

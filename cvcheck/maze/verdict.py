@@ -240,10 +240,11 @@ def describe_reading(details: Mapping[str, Any]) -> list[str]:
     """One line each on where the maze came from and what was detected in a video (for people)."""
     lines = []
     source = details.get("maze_source")
-    seen = details.get("detected") if isinstance(details.get("detected"), Mapping) else {}
-    maze = seen.get("maze") if isinstance(seen.get("maze"), Mapping) else {}
+    found = details.get("detected")
+    seen: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    maze: Mapping[str, Any] = seen["maze"] if isinstance(seen.get("maze"), Mapping) else {}
     if source in _SOURCES:
-        graph = details.get("maze") if isinstance(details.get("maze"), Mapping) else {}
+        graph: Mapping[str, Any] = details["maze"] if isinstance(details.get("maze"), Mapping) else {}
         grid = maze.get("grid") or [graph.get("rows"), graph.get("cols")]
         size = f" ({grid[0]}x{grid[1]} cells)" if isinstance(grid, list) and None not in grid else ""
         lines.append(f"maze: {_SOURCES[source]}{size}")

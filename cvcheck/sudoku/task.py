@@ -78,7 +78,7 @@ def require_complete(reader: FrameReader) -> None:
                          "its final frame, which CV and CA are read from, was not reached")
 
 
-def _timeline(path: str | os.PathLike, spec: SudokuSpec, config: Config, engine: DigitEngine | None,
+def _timeline(path: str | os.PathLike[str], spec: SudokuSpec, config: Config, engine: DigitEngine | None,
               keep_final: bool) -> Timeline:
     reader = iter_frames(path, config=config.media)
     try:
@@ -89,7 +89,7 @@ def _timeline(path: str | os.PathLike, spec: SudokuSpec, config: Config, engine:
     return timeline
 
 
-def verify_video_file(path: str | os.PathLike, puzzle: GridLike, solution: GridLike, *,
+def verify_video_file(path: str | os.PathLike[str], puzzle: GridLike, solution: GridLike, *,
                       config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
     """Grade an answer video file, streaming its frames; a truncated video raises MediaError."""
     cfg = config or Config()
@@ -97,8 +97,8 @@ def verify_video_file(path: str | os.PathLike, puzzle: GridLike, solution: GridL
     return video_result(_timeline(path, spec, cfg, engine, False), spec, id=id, config=cfg)
 
 
-def grade(answer: str | os.PathLike, *, puzzle: GridLike, solution: GridLike, config: Config, id: str = "",
-          modality: str | None = None, overlay_path: str | os.PathLike | None = None) -> Result:
+def grade(answer: str | os.PathLike[str], *, puzzle: GridLike, solution: GridLike, config: Config, id: str = "",
+          modality: str | None = None, overlay_path: str | os.PathLike[str] | None = None) -> Result:
     """Grade an answer file (image or video) against its puzzle and solution (grids or grid files).
 
     Raises :class:`~cvcheck.errors.InputError` on bad input (the CLI's exit 2).

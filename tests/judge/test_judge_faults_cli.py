@@ -133,3 +133,29 @@ def test_every_judge_fault_is_a_judged_error_not_an_internal_error(server, tmp_p
     assert code == 1 and "judgement(s) failed" in err, err
     assert "internal error" not in err and KEY not in err
     assert 1 <= len(server.requests) <= 2  # the retry budget, nothing more
+
+
+def test_mmgr_live_run_goes_through_the_batch_runner_once_per_sample(server, tmp_path, capsys):
+    server.default = ("reply", "grid_integrity: yes\npattern_recognition: yes\ncolor_accuracy: yes\n"
+                               "valid_solution: no")
+    args = ["judge", "arc", "--answers", str(_arc_samples(tmp_path, 12)), "--cache", str(tmp_path / "c.sqlite"),
+            "-o", str(tmp_path / "out"), "--concurrency", "4", *_judge(server)]
+    code = run_bounded(main, args)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["id"] for r in rows) == sorted(f"s{i}" for i in range(12))  # each once, none lost
+    assert all(r["status"] == "ok" and r["overall"] == 0.0 for r in rows) and len(server.requests) == 12
+    assert "12 samples, overall 0.0%" in out
+    assert run_bounded(main, args) == 0 and len(server.requests) == 12  # a rerun: all from the cache, file rewritten
+    assert len((tmp_path / "out" / "results.jsonl").read_text().splitlines()) == 12
+
+
+def test_mmgr_samples_with_duplicate_or_missing_ids_are_refused(tmp_path, capsys):
+    path = tmp_path / "arc.jsonl"
+    path.write_text('{"id": "a", "judge_reply": "x"}\n{"id": "a", "judge_reply": "y"}\n')
+    assert main(["judge", "arc", "--answers", str(path)]) == 2
+    assert "duplicate id 'a'" in capsys.readouterr().err
+    path.write_text('{"judge_reply": "x"}\n')
+    assert main(["judge", "arc", "--answers", str(path)]) == 2
+    assert "line 1" in capsys.readouterr().err
