@@ -33,7 +33,8 @@ MOVED = 0.4            #: cells: a followed blob this much farther than "on the 
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
-MIN_AGENT = 0.002      #: cells^2: smaller coloured specks are no agent (a 3-px dot in an 80-px cell is 0.004)
+MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
+LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
 LATTICE_THICKNESS = 0.3  #: walls this thick (cells) are analysed as a lattice, thinner ones as lines
 
 
@@ -89,12 +90,15 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     sr, sc = lattice_to_cell(spec.start)
     start = (sr + 0.5, sc + 0.5)
     seen: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in HUE_CLASSES if cls != RED_HUES}
+    pale: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in seen}  # vivid only in part (+ trail)
     box, grid, origin = _window(look, (sr, sc), WINDOW)
     for frame in frames:
         blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1], cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
-                 for b in find_markers(frame, box, grid) if b.area >= MIN_AGENT and _saturation(b) >= 90]
-        for cls, per_frame in seen.items():  # red is the goal's
-            per_frame.append([b for b in blobs if _class_of(b.hue) == cls])
+                 for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
+                 if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90]
+        for cls in seen:  # red is the goal's
+            seen[cls].append([b for b in blobs if _class_of(b.hue) == cls and _saturation(b) >= 90])
+            pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])
     options = []
     for cls, per_frame in seen.items():
         spread = _spread(per_frame, start)
@@ -121,9 +125,14 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START] or followed
     rgb = np.array([b.rgb for b in followed], np.float64)
     early = on_start[:3]  # size and vividness as first seen on the start, before any trail it may draw
-    return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])),
-                     area=float(np.median([b.area for b in early])),
-                     saturation=int(np.median([_saturation(b) for b in early])),
+    area = float(min(b.area for b in early))  # a trail it starts drawing only adds
+    # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
+    # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
+    with_pale = _spread(pale[cls], start)
+    trail = max(b.area for b in (with_pale[0] if with_pale else followed)) >= GREW * area
+    return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
+                     saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
+                                               for b in early])),
                      value=int(np.median(rgb.max(axis=1))), how=how)
 
 
@@ -146,12 +155,14 @@ def detected_profile(look: MazeLook, agent: AgentLook) -> StyleProfile:
     """A :class:`StyleProfile` for what was read and learned ("detected")."""
     lo, hi = agent.hue_class
     goal_area = look.goal.area if look.goal is not None else 0.1
+    goal_saturation = _saturation(look.goal) if look.goal is not None else 255.0
     # areas in lattice cells^2 (a maze cell is 2 x 2 lattice cells); a third of the learned size
     return StyleProfile(
         name="detected", walls="lattice" if look.wall_thickness >= LATTICE_THICKNESS else "lines",
         agent_hue=((lo - 5) % 180, (hi + 5) % 180), goal_hue=RED_HUES,
-        min_saturation=int(max(40, min(150, 0.65 * agent.saturation))),  # goal, icons, coloured slots
+        # goal, icons, coloured slots: below the paler of the agent and the goal marker as read
+        min_saturation=int(max(40, min(150, 0.65 * min(agent.saturation, goal_saturation)))),
         agent_min_saturation=int(max(40, min(160, 0.7 * agent.saturation))),  # a pale trail is not the agent
         min_value=int(max(60, min(90, 0.5 * agent.value))),
-        agent_min_area=max(0.002, 0.3 * 4 * agent.area), goal_min_area=max(0.002, 0.3 * 4 * goal_area),
+        agent_min_area=max(0.002, 0.3 * 4 * agent.area), agent_area=4 * agent.area, goal_min_area=max(0.002, 0.3 * 4 * goal_area),
         goal_changes_on_arrival=True, agent_is_start=True)

@@ -55,6 +55,7 @@ class Marker:
     area: float                  #: in cells^2
     hue: int                     #: OpenCV hue (0-179) of the blob's median colour
     rgb: tuple[int, int, int]    #: median colour
+    peak_saturation: int = 0     #: its most vivid part (3x3 mean; a small dot's rim is paler)
 
     def to_dict(self) -> dict[str, Any]:
         return {"cell": list(self.cell), "row": round(self.row, 3), "col": round(self.col, 3),
@@ -524,7 +525,8 @@ RED_HUES, GREEN, BLUE = HUE_CLASSES[0], HUE_CLASSES[3], HUE_CLASSES[4]
 MARKER_PX_PER_CELL = 64  #: markers are found on the maze resampled to at most this many pixels per cell
 
 
-def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marker]:
+def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
+                 px_per_cell: int = MARKER_PX_PER_CELL) -> list[Marker]:
     """Coloured blobs inside the maze (largest first), each placed in its cell.
 
     Blobs are found per hue class (red, orange, yellow, green, blue, purple), so a
@@ -537,12 +539,13 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marke
     y0, y1 = max(0, int(t)), min(rgb.shape[0], int(np.ceil(b)) + 1)
     x0, x1 = max(0, int(l)), min(rgb.shape[1], int(np.ceil(r)) + 1)
     crop = rgb[y0:y1, x0:x1]
-    scale = min(1.0, MARKER_PX_PER_CELL / max(1.0, (b - t) / rows, (r - l) / cols))
+    scale = min(1.0, px_per_cell / max(1.0, (b - t) / rows, (r - l) / cols))
     if scale < 1.0:
         crop = cv2.resize(crop, (max(1, int(round(crop.shape[1] * scale))), max(1, int(round(crop.shape[0] * scale)))),
                           interpolation=cv2.INTER_AREA)
     py, px = (b - t) / rows * scale, (r - l) / cols * scale  # cell size on the crop
     hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)
+    vivid = cv2.blur(hsv[:, :, 1], (3, 3))
     colour = colour_mask(crop)
     hue = hsv[:, :, 0]
     ang = hue.astype(np.float32) * np.float32(2 * np.pi / 180)
@@ -565,6 +568,8 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marke
         lab = labels[ys, xs]
         ys, xs = ys + by0, xs + bx0
         sums = [np.bincount(lab, weights=p[ys, xs], minlength=count) for p in planes]
+        peaks = np.zeros(count, np.uint8)
+        np.maximum.at(peaks, lab.astype(np.intp), vivid[ys, xs])
         for i in range(1, count):
             bw, bh, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], float(stats[i, cv2.CC_STAT_AREA])
             if bw > 1.6 * px or bh > 1.6 * py:
@@ -576,7 +581,8 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int]) -> list[Marke
             cell = (int(np.clip(np.floor(cy), 0, rows - 1)), int(np.clip(np.floor(cx), 0, cols - 1)))
             out.append(Marker(cell=cell, row=float(cy), col=float(cx), area=area / (py * px),
                               hue=int(round(mean_hue)) % 180,
-                              rgb=tuple(int(round(sums[c][i] / area)) for c in (2, 3, 4))))  # type: ignore[arg-type]
+                              rgb=tuple(int(round(sums[c][i] / area)) for c in (2, 3, 4)),  # type: ignore[arg-type]
+                              peak_saturation=int(peaks[i])))
     min_area = max(3.0, 0.001 * py * px) / (py * px)
     return sorted((m for m in out if m.area >= min_area), key=lambda m: -m.area)
 

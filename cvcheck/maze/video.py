@@ -81,11 +81,13 @@ class MazeVideoAnalysis:
                 "agent": self.agent.to_dict() if self.agent else None, "canvas_cell_px": self.k}
 
 
-def canvas_scale(agent: AgentLook, config: MazeConfig) -> int:
+def canvas_scale(agent: AgentLook, config: MazeConfig, grid: tuple[int, int]) -> int:
     """Canvas pixels per lattice cell: ``maze.video_canvas_cell_px``, more for a small agent
-    (about 4 canvas pixels across it), at most 24."""
+    (about 6 canvas pixels across it: resampling pales its rim), up to 24, or up to a canvas
+    about 480 pixels wide for few cells (a 4-px dot in a 3x3 maze at 720p), at most 64."""
     across = 2.0 * 2.0 * float(np.sqrt(max(agent.area, 1e-6) / np.pi))  # diameter, lattice cells
-    return int(min(24, max(config.video_canvas_cell_px, np.ceil(4.0 / across))))
+    cap = min(64.0, max(24.0, 480.0 / (2 * max(grid) + 1)))
+    return int(min(cap, max(config.video_canvas_cell_px, np.ceil(6.0 / across))))
 
 
 def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config: MazeConfig,
@@ -137,7 +139,7 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config
     agent = learn_agent(head[first:], reading.look, maze)
     chosen = style or config.video_style
     prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
-    analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config))
+    analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape))
     obs = [FrameObs(index=i, iou=0.0, agents=(), goal=None, located=False) for i in range(first)]
     for i, frame in enumerate(chain(head[first:], it), start=first):
         ob, canvas = analyser.analyse(frame, i)

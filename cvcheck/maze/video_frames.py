@@ -29,6 +29,7 @@ from .read import MazeLook, locate
 from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
+PART_OF = 0.6        #: ... unless both are at least this share of a whole one (two objects)
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
@@ -95,6 +96,7 @@ class FrameAnalyser:
             e = max(1, int(round(config.video_wall_erosion * k)))
             self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)).astype(bool)
         self.agent_min_px = max(2.0, style.agent_min_area * k * k)
+        self.agent_px = style.agent_area * k * k if style.agent_area else None  # learned (detected looks)
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
         self._last_head: tuple[float, float] | None = None
@@ -217,6 +219,7 @@ class FrameAnalyser:
         raw = [(float((cents[i][1] + 0.5 - pad) / k + off), float((cents[i][0] + 0.5 - pad) / k + off), areas[i],
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
         stale: set[int] = set()
+        whole = self.agent_px if trail else None  # the agent's own size (agents only)
         if trail and keep:
             ref = self._reference_area(float(areas[keep].max()))
             for n, i in enumerate(keep):
@@ -232,10 +235,10 @@ class FrameAnalyser:
                             stale.discard(n)
         if stale:  # held positions are kept apart from merging and flagged
             held = [raw[n] for n in sorted(stale)]
-            merged = _merge([b for n, b in enumerate(raw) if n not in stale])
+            merged = _merge([b for n, b in enumerate(raw) if n not in stale], whole=whole)
             return ([Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False) for r, c, a, o in held]
                     + [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px])
-        merged = _merge(raw)
+        merged = _merge(raw, whole=whole)
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
 
     def _reference_area(self, largest: float) -> float | None:
@@ -341,11 +344,16 @@ class FrameAnalyser:
         return (line.T, seen.T) if vertical else (line, seen)
 
 
-def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
-    """Merge blobs closer than MERGE_RADIUS (a marker split by an occluder is one object)."""
+def _merge(blobs: list[tuple[float, float, float, float]], *,
+           whole: float | None = None) -> list[tuple[float, float, float, float]]:
+    """Merge blobs closer than MERGE_RADIUS (a marker split by an occluder is one object).
+    With ``whole`` (an object's full area, px), a blob that is itself that big is a whole
+    object, not a part (the agent passing a look-alike stays apart from it)."""
     out: list[list[float]] = []
     for r, c, a, o in sorted(blobs, key=lambda b: -b[2]):
         for m in out:
+            if whole is not None and a >= PART_OF * whole and m[2] >= PART_OF * whole:
+                continue
             if abs(m[0] - r) <= MERGE_RADIUS and abs(m[1] - c) <= MERGE_RADIUS:
                 total = m[2] + a
                 m[0], m[1] = (m[0] * m[2] + r * a) / total, (m[1] * m[2] + c * a) / total
