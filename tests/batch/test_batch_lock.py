@@ -22,6 +22,7 @@ from batch_helpers import TARGET, TASK, wait_for_file, write_jsonl
 from cvcheck import registry
 from cvcheck.batch import read_records, run_samples
 from cvcheck.batch.lock import ResultsLock, ResultsLockedError, lock_path
+from cvcheck.cli import main
 
 CODE = ("import sys; from cvcheck import registry;"
         f" registry.register({TASK!r}, {TARGET!r});"
@@ -80,12 +81,14 @@ def _check_file(out: Path, ids: list[str]) -> None:
     assert not lock_path(out).exists()  # the last holder removed its lock file
 
 
-def test_a_second_run_on_the_same_file_is_refused_at_once(tmp_path: Path) -> None:
+def test_a_second_run_on_the_same_file_is_refused_at_once_and_reports_still_read_it(tmp_path: Path) -> None:
     started, gate = tmp_path / "started", tmp_path / "gate"
     ids = [f"a{i}" for i in range(6)]
-    m = _manifest(tmp_path / "a.jsonl", ids, started=str(started), gate=str(gate))
+    rows = [{"id": sid, "task": TASK, "answer": f"{sid}.png", "value": k % 2} for k, sid in enumerate(ids)]
+    rows[2].update(started=str(started), gate=str(gate))  # serial: a0 and a1 are written before a2 waits
+    m = write_jsonl(tmp_path / "a.jsonl", rows)
     out = tmp_path / "r.jsonl"
-    first = _run(m, out, "--workers", "2")
+    first = _run(m, out, "--executor", "serial")
     try:
         wait_for_file(started, alive=first)  # the first run holds the file and is grading
         second = _run(m, out, "--workers", "2")
@@ -93,6 +96,10 @@ def test_a_second_run_on_the_same_file_is_refused_at_once(tmp_path: Path) -> Non
         assert second.returncode == 2, err
         assert f"results file {out} is being written by another cvcheck run (PID {first.pid}" in err
         assert "--wait" in err and "Traceback" not in err
+        # readers take no lock: a report of what is there so far
+        assert main(["report", str(out), "-o", str(tmp_path / "report")]) == 0
+        assert "a0" in (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+        assert len(read_records(out).records) == 2
     finally:
         gate.touch()
         stdout, err = first.communicate(timeout=LIMIT_S)
