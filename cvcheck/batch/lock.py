@@ -99,8 +99,11 @@ class ResultsLock:
                 os.close(fd)
                 raise
             self._fd = fd
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+            try:  # who holds it, for the message of a refused run; the lock works without it
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+            except OSError:
+                pass
             return
 
     def release(self) -> None:
