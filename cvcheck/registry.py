@@ -54,6 +54,8 @@ class Task:
     sample_check: str | None = None          #: "module:function" checking a sample's fields (no I/O)
     reference_check: str | None = None       #: "module:function" checking a sample's references
     family: str = ""                         #: e.g. "mmgr-vlm": the MMGR VLM-judged tasks (``cvcheck judge``)
+    #: config sections its results' ``config_hash`` covers (``Config.section_hash(*these)``); None: not declared
+    config_sections: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("grader", "renderer", "sample_check", "reference_check"):
@@ -89,13 +91,15 @@ MMGR_JUDGED = ("maze-vlm", "sudoku-vlm", "arc", "math", "nav-last-mile", "nav-to
 #: task name -> Task
 TASKS: dict[str, Task] = {t.name: t for t in (
     Task("maze", "cvcheck.maze.task:grade_sample", pipeline="pixel", renderer="cvcheck.maze.task:render_overlay",
-         sample_check="cvcheck.maze.task:check_sample", reference_check="cvcheck.maze.task:check_references"),
+         sample_check="cvcheck.maze.task:check_sample", reference_check="cvcheck.maze.task:check_references",
+         config_sections=("maze",)),
     Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=("puzzle", "solution"),
-         renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references"),
-    *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm") for name in MMGR_JUDGED),
-    Task("mmvet", "cvcheck.judge.mmvet:grade_sample", pipeline="vlm"),
-    Task("marvel", "cvcheck.judge.marvel:grade_sample", pipeline="regex"),
-    Task("ggbench", "cvcheck.judge.ggbench:grade_sample", pipeline="vlm"),
+         renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references",
+         config_sections=("sudoku",)),
+    *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm", config_sections=("judge",)) for name in MMGR_JUDGED),
+    Task("mmvet", "cvcheck.judge.mmvet:grade_sample", pipeline="vlm", config_sections=("judge",)),
+    Task("marvel", "cvcheck.judge.marvel:grade_sample", pipeline="regex", config_sections=("judge",)),
+    Task("ggbench", "cvcheck.judge.ggbench:grade_sample", pipeline="vlm", config_sections=("judge",)),
 )}
 
 
