@@ -87,8 +87,8 @@ def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     cost of a fractional area resize."""
     h, w = image.shape[:2]
     fy, fx = h // size[1], w // size[0]
-    if fy < 2 or fx < 2:
-        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    if fy < 2 or fx < 2:  # under 2x a linear resample still touches every source pixel (and is ~5x cheaper)
+        return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
     padded = cv2.copyMakeBorder(image, 0, -h % fy, 0, -w % fx, cv2.BORDER_REPLICATE)
     small = cv2.resize(padded, (padded.shape[1] // fx, padded.shape[0] // fy), interpolation=cv2.INTER_AREA)
     sx, sy = w / (size[0] * fx), h / (size[1] * fy)  # output pixel -> small-image pixel, centres aligned
