@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = list(pool.map(grade_case, jobs, chunksize=4))
     summary = summarise(rows)
     misses = [r for r in rows if r["got"]["overall"] != r["labels"]["overall"] or r["got"]["status"] == "exception"]
+    # right gate, wrong reason: a metric that disagrees (a missed crossing or teleport among them)
+    metric_misses = [r for r in rows if r not in misses and any(r["got"].get(m) != r["labels"][m] for m in METRICS)]
     for key, s in summary.items():
         print(f"{key:<18} gate {s['gate_agreement']}/{s['n']} ({100 * s['gate_rate']:.2f} %)  crossings "
               f"{s['crossings_caught']}  teleports {s['teleports_caught']}  solves passed {s['solves_passed']}  "
@@ -127,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {r['id']} [{r['way']}] got {r['got']['overall']} want {r['labels']['overall']}: "
               f"{'; '.join(str(n) for n in r['got']['notes'][:3])}  effects={','.join(r['effects'])}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"corpus": str(folder), "summary": summary, "misses": misses}, indent=1))
+    print(f"{len(metric_misses)} gate-agreeing grading(s) with a disagreeing metric (in --json: metric_misses)")
+    args.json.write_text(json.dumps({"corpus": str(folder), "summary": summary, "misses": misses,
+                                     "metric_misses": metric_misses}, indent=1))
     return 0
 
 

@@ -17,13 +17,13 @@ from typing import Iterable, Sequence
 import cv2
 import numpy as np
 
+from .effects import scale_of
 from .encode import write_mp4
 from .image import goal_cell, reference_image, render_answer_image, start_cell
 from .labels import compute_labels
 from .looks import LOOKS
 from .plans import IMAGE_BEHAVIOURS, VIDEO_BEHAVIOURS
 from .sampling import ImageDraw, VideoDraw, case_rng, sample_image, sample_video
-from .effects import scale_of
 from .video import Schedule, VideoComposer, puzzle_image
 
 SCHEMA = "mazeworld.case/1"

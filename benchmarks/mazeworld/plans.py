@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .labels import is_ambiguous, reflection_parts, segment_iou, lattice_wall_iou
+from .labels import is_ambiguous, lattice_wall_iou, reflection_parts, segment_iou
 from .mazes import Cell, Maze, edge_index
 
 VIDEO_BEHAVIOURS: tuple[str, ...] = (

@@ -10,7 +10,7 @@ import numpy as np
 from . import sprites
 from .effects import Camera, Letterbox, blend, blur, compose, letterbox, scale_of, warp
 from .looks import Board, mazeplot_board, mmgr_board, upscale, vmeval_board
-from .markers import MarkerStyle, PLOT_GREEN
+from .markers import PLOT_GREEN, MarkerStyle
 from .mazes import Cell, Maze
 from .motion import Timeline
 from .plans import Plan

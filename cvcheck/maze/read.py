@@ -427,11 +427,19 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     # Cells are square in every look met so far: each axis also tries the count the other
     # axis's pitch implies (an axis with few interior edges, e.g. a comb of open
     # boundaries, gets its count that way); reading the walls decides.
-    square_rows = [(max(1, int(round((b - t) / ((r - l) / n)))), sc) for n, sc in cols]
-    square_cols = [(max(1, int(round((r - l) / ((b - t) / n)))), sc) for n, sc in rows]
-    rows += [c for c in square_rows if c[0] not in {n for n, _ in rows}]
-    cols += [c for c in square_cols if c[0] not in {n for n, _ in cols}]
+    # Such a pair keeps its source: it is square with that count only. Either way a cell
+    # is at least 1.5 walls wide (a lattice's corridor is as wide as its walls).
     grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols if n * m >= 2]
+    fits = {(n, m) for (n, m), _ in grids}
+    narrowest = 1.5 * thickness
+    for m, sm in cols:
+        n = max(1, int(round((b - t) / ((r - l) / m))))
+        if (n, m) not in fits and n * m >= 2 and (b - t) / n >= narrowest:
+            grids.append(((n, m), sm * sm))
+    for n, sn in rows:
+        m = max(1, int(round((r - l) / ((b - t) / n))))
+        if (n, m) not in fits and n * m >= 2 and (r - l) / m >= narrowest:
+            grids.append(((n, m), sn * sn))
     if not grids:
         raise InputError("no grid of walls found inside the maze's border")
     return grids, thickness, (t, l, b, r)

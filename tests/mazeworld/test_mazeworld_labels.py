@@ -9,7 +9,13 @@ pytest.importorskip("maze_dataset", reason="benchmarks.mazeworld needs maze-data
 
 from benchmarks.mazeworld.corpus import image_labels, video_labels  # noqa: E402
 from benchmarks.mazeworld.labels import (  # noqa: E402
-    connector, has_cycle, lattice_of, lattice_wall_iou, path_lattice_cells, segment_iou, wall_segments,
+    connector,
+    has_cycle,
+    lattice_of,
+    lattice_wall_iou,
+    path_lattice_cells,
+    segment_iou,
+    wall_segments,
 )
 from benchmarks.mazeworld.looks import LOOKS  # noqa: E402
 from benchmarks.mazeworld.plans import IMAGE_BEHAVIOURS, VIDEO_BEHAVIOURS  # noqa: E402
