@@ -129,6 +129,9 @@ def _colour(value: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     return cv2.bitwise_and(vivid, bright)
 
 
+RIM_DARK = 0.75  #: pixels touching a coloured marker lighter than this are its seam, not ink
+
+
 def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
     """Darkness of every pixel relative to the paper, 0 on coloured pixels; and the paper's value.
 
@@ -139,7 +142,11 @@ def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
     hist = cv2.calcHist([np.ascontiguousarray(value[::2, ::2])], [0], None, [256], [0, 256]).ravel()
     paper = float(max(1, int(np.searchsorted(np.cumsum(hist), PAPER_PERCENTILE / 100 * hist.sum()))))
     dark = np.clip((paper - value.astype(np.float32)) * np.float32(1.0 / paper), 0.0, 1.0)
-    dark[_colour(value, chroma) > 0] = 0.0
+    colour = _colour(value, chroma)
+    # A grey seam that video chroma subsampling leaves along a marker's edge is no wall: only
+    # mid-dark pixels touching colour are dropped (a wall the marker touches stays dark).
+    rim = cv2.dilate(colour, np.ones((3, 3), np.uint8))
+    dark[(rim > 0) & ((colour > 0) | (dark < RIM_DARK))] = 0.0
     return dark, paper
 
 

@@ -146,7 +146,8 @@ class FrameAnalyser:
             return shrink(crop, (wk + 2 * self.pad, hk + 2 * self.pad))
         t, l, b, r = self.box
         size = (self.grid[1] * self.k, self.grid[0] * self.k)
-        if b - t >= 2 * size[1] and r - l >= 2 * size[0]:
+        inside = t >= 0 and l >= 0 and b <= frame.shape[0] and r <= frame.shape[1]  # (rectify pads the rest)
+        if inside and b - t >= 2 * size[1] and r - l >= 2 * size[0]:
             # Point sampling: ~10x cheaper than area-resampling the whole crop, and thick
             # lattice walls and markers (several canvas pixels wide) lose nothing.
             canvas = cv2.resize(frame[t:b, l:r], size, interpolation=cv2.INTER_NEAREST)
