@@ -567,7 +567,8 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
     planes = (np.cos(ang), np.sin(ang), crop[:, :, 0], crop[:, :, 1], crop[:, :, 2])
     out = []
     for lo, hi in HUE_CLASSES:
-        band = cv2.inRange(hue, lo, hi) if lo <= hi else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi))
+        band = (cv2.inRange(hue, lo, hi) if lo <= hi
+                else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi)))
         band = cv2.bitwise_and(band, colour)
         found = cv2.findNonZero(band)
         if found is None:
