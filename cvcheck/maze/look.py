@@ -32,6 +32,7 @@ NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is
 MOVED = 0.4            #: cells: a followed blob this much farther than "on the start" has moved away
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
+STEADY = 1.5          #: sightings within this size ratio are one steady look of the agent
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
 MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
 LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
@@ -105,13 +106,14 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         spread = _spread(per_frame, start)
         if spread is not None:
             followed, first, far = spread
-            options.append((cls, followed, first, far - NEAR_START > MOVED))
+            options.append((cls, followed, first, far - NEAR_START > MOVED, far))
     marker_cls = _class_of(look.start.hue) if look.start is not None else None
     how, pick = "default", None
-    if any(o[3] for o in options):
-        how, pick = "moved", max((o for o in options if o[3]), key=lambda o: o[2])
-    elif any(o[2] > 0 for o in options):
-        how, pick = "appeared", max((o for o in options if o[2] > 0), key=lambda o: o[2])
+    if any(o[3] for o in options):  # the latest to appear; then one not of the start marker's colour
+        how, pick = "moved", max((o for o in options if o[3]), key=lambda o: (o[2], o[0] != marker_cls, o[4]))
+    elif any(o[2] > 0 for o in options):  # the one seen most often (a compression speck flickers)
+        how, pick = "appeared", max((o for o in options if o[2] > 0),
+                                    key=lambda o: (len(o[1]), max(b.area for b in o[1]), -o[2]))
     elif len(options) > 1 and marker_cls is not None and any(o[0] != marker_cls for o in options):
         how, pick = "on_start_marker", max((o for o in options if o[0] != marker_cls), key=lambda o: len(o[1]))
     elif options:
@@ -122,11 +124,13 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
             return AgentLook(hue_class=HUE_CLASSES[3], hue=60, area=0.1, saturation=200, value=200, how="default")
         return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area, saturation=200, value=200,
                          how=how)
-    cls, followed, _, _ = pick
+    cls, followed = pick[0], pick[1]
     on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START] or followed
     rgb = np.array([b.rgb for b in followed], np.float64)
-    early = on_start[:3]  # size and vividness as first seen on the start, before any trail it may draw
-    area = float(min(b.area for b in early))  # a trail it starts drawing only adds
+    # size and vividness while it sits still on the start: neither half-faded in nor
+    # grown by a trail it starts drawing
+    early = _steady(on_start)
+    area = float(np.median([b.area for b in early]))
     # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
     # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
     with_pale = _spread(pale[cls], start)
@@ -135,6 +139,19 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
                      value=int(np.median(rgb.max(axis=1))), how=how)
+
+
+def _steady(sightings: list[Marker]) -> list[Marker]:
+    """The longest run of consecutive sightings of about one size (within STEADY of each
+    other; the earliest of equally long runs), at most three of them."""
+    best: list[Marker] = []
+    run: list[Marker] = []
+    for b in sightings:
+        sizes = [m.area for m in run] + [b.area]
+        run = run + [b] if max(sizes) <= STEADY * min(sizes) else [b]
+        if len(run) > len(best):
+            best = list(run)
+    return best[:3]
 
 
 def _window(look: MazeLook, cell: tuple[int, int], half: int) -> tuple[tuple[float, float, float, float],

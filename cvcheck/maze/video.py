@@ -140,8 +140,10 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config
     chosen = style or config.video_style
     prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
     analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape))
-    obs = [FrameObs(index=i, iou=0.0, agents=(), goal=None, located=False) for i in range(first)]
-    for i, frame in enumerate(chain(head[first:], it), start=first):
+    # frames before the one the maze was read from are analysed too (a frame too blurred to
+    # read a puzzle from still shows the maze it is compared with)
+    obs: list[FrameObs] = []
+    for i, frame in enumerate(chain(head, it)):
         ob, canvas = analyser.analyse(frame, i)
         obs.append(ob)
         if on_canvas is not None:
