@@ -1,0 +1,67 @@
+"""Box shapes of N x N grids: R x C boxes (R * C = N), or none for a Latin square."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import InputError
+
+MIN_N, MAX_N = 3, 9  #: grid sizes read (one digit per cell)
+
+
+def default_boxes(n: int) -> tuple[int, int] | None:
+    """The usual box shape of an N x N puzzle: square boxes for square N, 2 x N/2 for
+    6 and 8, none (a Latin square) for 3, 5 and 7.
+
+    >>> default_boxes(6), default_boxes(9), default_boxes(3)
+    ((2, 3), (3, 3), None)
+    """
+    b = math.isqrt(n)
+    if b * b == n and b > 1 and n > 3:
+        return b, b
+    if n % 2 == 0 and n > 4:
+        return 2, n // 2
+    return None
+
+
+def parse_boxes(value: Any, n: int | None = None) -> tuple[int, int] | None | str:
+    """A box-shape argument: ``"RxC"`` / ``(R, C)``, ``"none"`` (Latin square) or ``"auto"``/None/"".
+
+    Returns ``(R, C)``, None for no boxes, or ``"auto"`` (inferred from N later). With
+    ``n`` given, R * C must equal it.
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
+        return "auto"
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("none", "0", "latin"):
+            return None
+        parts = text.replace("*", "x").split("x")
+        try:
+            shape = tuple(int(p) for p in parts)
+        except ValueError:
+            shape = ()
+    elif isinstance(value, (list, tuple)):
+        try:
+            shape = tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            shape = ()
+    else:
+        shape = ()
+    if len(shape) != 2 or min(shape) < 1 or not MIN_N <= shape[0] * shape[1] <= MAX_N:
+        raise InputError(f"boxes must be 'RxC' (R*C = N, {MIN_N} <= N <= {MAX_N}) or 'none', got {value!r}")
+    if n is not None and shape[0] * shape[1] != n:
+        raise InputError(f"boxes {shape[0]}x{shape[1]} do not tile a {n}x{n} grid")
+    return shape[0], shape[1]
+
+
+def resolve_boxes(value: Any, n: int) -> tuple[int, int] | None:
+    """:func:`parse_boxes` for a known N, ``"auto"`` replaced by :func:`default_boxes`."""
+    boxes = parse_boxes(value, n)
+    return default_boxes(n) if boxes == "auto" else boxes  # type: ignore[return-value]
+
+
+def boxes_label(boxes: tuple[int, int] | None) -> str:
+    """``"3x3"`` or ``"none"``."""
+    return "none" if boxes is None else f"{boxes[0]}x{boxes[1]}"
