@@ -93,6 +93,15 @@ class SudokuConfig:
     paddle_rec_model_name: str = "PP-OCRv4_mobile_rec"
     video_change_threshold: float = 40.0        #: max grey change of a cell's 16x16 thumbnail that triggers a re-read
     video_debounce_frames: int = 3              #: a new cell value counts once it holds this many frames
+    # -- added for puzzles read from images / first frames and real video effects --
+    entry_min_height: float = 0.36              #: glyphs shorter than this share of the cell are pencil marks, not entries
+    solver_max_nodes: int = 200_000             #: search nodes allowed when solving a puzzle given without its solution
+    puzzle_frames: int = 3                      #: a video's clues: the first reading that this many analysed frames agree on
+    puzzle_search_frames: int = 48              #: analysed early frames searched for that agreement (then: unparseable)
+    video_debounce_seconds: float = 0.12        #: debounce at most this long in time, >= 1 frame (1-2 fps strips)
+    video_max_frames: int = 3000                #: videos with more frames are analysed every k-th frame (+ the last)
+    video_max_seconds: float = 300.0            #: hard stop of one video's analysis: an `error` result (video_budget)
+    video_still_threshold: float = 24.0         #: max grey change of a frame's 64x64 thumbnail that counts as unchanged
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,8 @@ MMGR_JUDGED = ("maze-vlm", "sudoku-vlm", "arc", "math", "nav-last-mile", "nav-to
 TASKS: dict[str, Task] = {t.name: t for t in (
     Task("maze", "cvcheck.maze.task:grade_sample", pipeline="pixel", required_fields=("reference",),
          renderer="cvcheck.maze.task:render_overlay", reference_check="cvcheck.maze.task:check_references"),
-    Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=("puzzle", "solution"),
+    # images need puzzle or puzzle_image, videos nothing more (clues from their first frames): the grader says so
+    Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=(),
          renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references"),
     *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm") for name in MMGR_JUDGED),
     Task("mmvet", "cvcheck.judge.mmvet:grade_sample", pipeline="vlm"),

@@ -26,12 +26,15 @@ def default_boxes(n: int) -> tuple[int, int] | None:
 
 
 def parse_boxes(value: Any, n: int | None = None) -> tuple[int, int] | None | str:
-    """A box-shape argument: ``"RxC"`` / ``(R, C)``, ``"none"`` (Latin square) or ``"auto"``/None/"".
+    """A box-shape argument: ``"RxC"`` / ``(R, C)``, ``"none"`` or None (a Latin square: rows
+    and columns only), or ``"auto"`` / ``""`` (from N).
 
     Returns ``(R, C)``, None for no boxes, or ``"auto"`` (inferred from N later). With
     ``n`` given, R * C must equal it.
     """
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("", "auto"):
         return "auto"
     if isinstance(value, str):
         text = value.strip().lower()

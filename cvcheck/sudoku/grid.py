@@ -53,26 +53,99 @@ class GridFit:
 
 def darkness(image: np.ndarray) -> np.ndarray:
     """Darkness map ``(H, W)`` uint8: 255 - min(R, G, B); inverted for light-on-dark images."""
-    dark = 255 - image.min(axis=2) if image.ndim == 3 else 255 - image
-    if np.median(dark) > 127:  # dark background: lines and digits are the light parts
-        dark = 255 - dark
+    if image.ndim == 3:
+        img = np.ascontiguousarray(image)
+        chans = cv2.split(img)
+        low = chans[0]
+        for ch in chans[1:3]:
+            low = cv2.min(low, ch)
+        dark = cv2.bitwise_not(low)
+    else:
+        dark = cv2.bitwise_not(np.ascontiguousarray(image, dtype=np.uint8))
+    hist = cv2.calcHist([dark], [0], None, [256], [0, 256]).ravel()
+    median = int(np.searchsorted(np.cumsum(hist), 0.5 * hist.sum()))
+    if median > 127:  # dark background: lines and digits are the light parts
+        dark = cv2.bitwise_not(dark)
     return np.ascontiguousarray(dark, dtype=np.uint8)
 
 
-def find_grid(image: np.ndarray, n: int, *, cell_px: int = CELL_PX) -> GridFit | None:
+def find_grid(image: np.ndarray, n: int | None, *, cell_px: int = CELL_PX) -> GridFit | None:
     """Locate and rectify an ``n`` x ``n`` grid; None when no grid is found.
 
     Parameters
     ----------
     image : ndarray of shape (H, W, 3), uint8
-    n : int
-        Expected cells per side (the puzzle's size).
+    n : int or None
+        Expected cells per side (the puzzle's size); None: counted from the drawn lines
+        (:func:`grid_size`).
     """
     dark = darkness(image)
     quad = find_outer_quad(dark)
     if quad is None:
         return None
+    if n is None:
+        n = grid_size(dark, quad)
+        if n is None:
+            return None
     return rectify(dark, quad, n, cell_px=cell_px)
+
+
+#: grid sizes :func:`grid_size` chooses from
+SIZES = tuple(range(3, 10))
+_SIZE_CANVAS = 504  # divisible by every size in SIZES
+
+
+def grid_size(dark: np.ndarray, quad: np.ndarray, sizes: tuple[int, ...] = SIZES) -> int | None:
+    """Cells per side of the grid inside ``quad``, from where its lines are drawn.
+
+    Long straight runs of locally dark pixels (an adaptive threshold, so faint thin
+    lines count) are found on a rectified canvas; each candidate N is scored by the
+    inner lines it expects but does not find plus the lines found where it expects
+    none, on both axes. The lowest score wins (ties: the larger N). A 9x9 drawn with
+    box lines only looks like a 3x3: give the puzzle or ``boxes`` to say otherwise.
+    None when no line at all is found inside the border.
+    """
+    size = _SIZE_CANVAS
+    dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    canvas = cv2.warpPerspective(dark, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ink = cv2.adaptiveThreshold(canvas, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, -12)
+    long = size // 8  # straight runs at least this long are line pieces; a line covers half the grid
+    lines = []
+    line_ink: np.ndarray = np.zeros(ink.shape, np.uint8)
+    for axis, kernel in ((1, np.ones((1, long), np.uint8)), (0, np.ones((long, 1), np.uint8))):
+        opened = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
+        line_ink = cv2.bitwise_or(line_ink, opened)
+        profile = opened.mean(axis=axis)
+        on = np.flatnonzero(profile >= 0.5)
+        runs = np.split(on, np.flatnonzero(np.diff(on) > 2) + 1) if on.size else []
+        lines.append(np.array([r.mean() for r in runs if r.size]))
+    best: tuple[int, int] | None = None
+    for n in sorted(sizes, reverse=True):
+        cell = size / n
+        expected = np.arange(1, n) * cell
+        cost = 0
+        for found in lines:
+            inner = found[(found > 0.5 * cell) & (found < size - 0.5 * cell)] if found.size else found
+            tol = 0.15 * cell
+            cost += int(sum(not (np.abs(inner - e) <= tol).any() for e in expected))
+            cost += int(sum(not (np.abs(expected - f) <= tol).any() for f in inner))
+        if best is None or cost < best[0]:
+            best = (cost, n)
+    if best is None or not any(f.size for f in lines):
+        return None
+    if best[1] == 3 and 9 in sizes and _small_glyphs(ink, line_ink, size / 3):
+        return 9  # a 9x9 drawn with box lines only: its digits are a third of a "cell" tall
+    return best[1]
+
+
+def _small_glyphs(ink: np.ndarray, line_ink: np.ndarray, cell: float) -> bool:
+    """Whether the glyphs between the lines are mostly under 0.3 cell tall."""
+    glyphs = ink & (1 - cv2.dilate(line_ink, np.ones((5, 5), np.uint8)))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(glyphs, connectivity=8)
+    heights = stats[1:, 3]
+    heights = heights[(heights > 0.08 * cell) & (heights < 0.9 * cell)]
+    return heights.size >= 3 and float(np.median(heights)) < 0.3 * cell
 
 
 def find_outer_quad(dark: np.ndarray) -> np.ndarray | None:

@@ -150,7 +150,8 @@ class SudokuSpec:
         if p.shape != s.shape:
             raise InputError(f"puzzle is {p.shape[0]}x{p.shape[0]} but solution is {s.shape[0]}x{s.shape[0]}")
         if (s == 0).any() or not is_valid_solution(s, shape):
-            raise InputError(f"solution is not a complete valid {n}x{n} Sudoku (boxes {boxes_label(shape)})")
+            note = "" if shape == default_boxes(n) else f" with boxes {boxes_label(shape)}"
+            raise InputError(f"solution is not a complete valid Sudoku{note}")
         clash = (p != 0) & (p != s)
         if clash.any():
             r, c = np.argwhere(clash)[0]

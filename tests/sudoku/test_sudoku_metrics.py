@@ -109,6 +109,7 @@ def test_box_shapes_by_size_and_latin_squares():
 
     assert [default_boxes(n) for n in (3, 4, 5, 6, 8, 9)] == [None, (2, 2), None, (2, 3), (2, 4), (3, 3)]
     assert parse_boxes("2x3", 6) == (2, 3) and parse_boxes("none") is None and parse_boxes("") == "auto"
+    assert parse_boxes(None) is None and parse_boxes([3, 3], 9) == (3, 3)
     for bad in ("2x2", "axb", "3x3x3"):
         with pytest.raises(InputError):
             parse_boxes(bad, 6)
