@@ -112,10 +112,8 @@ def grid_size(dark: np.ndarray, quad: np.ndarray, sizes: tuple[int, ...] = SIZES
     ink = cv2.adaptiveThreshold(canvas, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 31, -12)
     long = size // 8  # straight runs at least this long are line pieces; a line covers half the grid
     lines = []
-    line_ink: np.ndarray = np.zeros(ink.shape, np.uint8)
     for axis, kernel in ((1, np.ones((1, long), np.uint8)), (0, np.ones((long, 1), np.uint8))):
         opened = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
-        line_ink = cv2.bitwise_or(line_ink, opened)
         profile = opened.mean(axis=axis)
         on = np.flatnonzero(profile >= 0.5)
         runs = np.split(on, np.flatnonzero(np.diff(on) > 2) + 1) if on.size else []
@@ -134,14 +132,19 @@ def grid_size(dark: np.ndarray, quad: np.ndarray, sizes: tuple[int, ...] = SIZES
             best = (cost, n)
     if best is None or not any(f.size for f in lines):
         return None
-    if best[1] == 3 and 9 in sizes and _small_glyphs(ink, line_ink, size / 3):
+    if best[1] == 3 and 9 in sizes and _small_glyphs(canvas, ink, size / 3):
         return 9  # a 9x9 drawn with box lines only: its digits are a third of a "cell" tall
     return best[1]
 
 
-def _small_glyphs(ink: np.ndarray, line_ink: np.ndarray, cell: float) -> bool:
-    """Whether the glyphs between the lines are mostly under 0.3 cell tall."""
-    glyphs = ink & (1 - cv2.dilate(line_ink, np.ones((5, 5), np.uint8)))
+def _small_glyphs(canvas: np.ndarray, ink: np.ndarray, cell: float) -> bool:
+    """Whether the glyphs between the lines are mostly under 0.3 cell tall (glyphs from a
+    global threshold: an adaptive one splits bold strokes; lines: runs of half the grid)."""
+    half = canvas.shape[0] // 2
+    line_ink = cv2.bitwise_or(cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, half), np.uint8)),
+                              cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((half, 1), np.uint8)))
+    _, dark = cv2.threshold(canvas, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    glyphs = dark & (1 - cv2.dilate(line_ink, np.ones((7, 7), np.uint8)))
     count, _, stats, _ = cv2.connectedComponentsWithStats(glyphs, connectivity=8)
     heights = stats[1:, 3]
     heights = heights[(heights > 0.08 * cell) & (heights < 0.9 * cell)]
@@ -219,8 +222,25 @@ def _looks_like_grid(binary: np.ndarray, quad: np.ndarray) -> bool:
     return fill < 0.6 and rows >= 1 and cols >= 1
 
 
-def rectify(dark: np.ndarray, quad: np.ndarray, n: int, *, cell_px: int = CELL_PX) -> GridFit:
-    """Warp the quad (x, y corners) to an (n*cell_px)^2 canvas and locate the cell lines."""
+def rectify(dark: np.ndarray, quad: np.ndarray, n: int, *, cell_px: int = CELL_PX, refine: bool = True) -> GridFit:
+    """Warp the quad (x, y corners) to an (n*cell_px)^2 canvas and locate the cell lines.
+
+    With ``refine``, a quad whose outer lines land more than a tenth of a cell inside the
+    canvas (a glow or shadow around the grid made it too large) is moved onto those lines
+    and the grid warped once more.
+    """
+    fit, m = _rectify_once(dark, quad, n, cell_px)
+    size = n * cell_px
+    edge = max(fit.rows[0], fit.cols[0], size - 1 - fit.rows[-1], size - 1 - fit.cols[-1])
+    if refine and edge > 0.1 * cell_px:
+        pts = np.array([[fit.cols[0], fit.rows[0]], [fit.cols[-1], fit.rows[0]], [fit.cols[-1], fit.rows[-1]],
+                        [fit.cols[0], fit.rows[-1]]], np.float32).reshape(-1, 1, 2)
+        inner = cv2.perspectiveTransform(pts, np.linalg.inv(m)).reshape(4, 2).astype(np.float64)
+        fit, _ = _rectify_once(dark, inner, n, cell_px)
+    return fit
+
+
+def _rectify_once(dark: np.ndarray, quad: np.ndarray, n: int, cell_px: int) -> tuple[GridFit, np.ndarray]:
     size = n * cell_px
     dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
@@ -231,7 +251,7 @@ def rectify(dark: np.ndarray, quad: np.ndarray, n: int, *, cell_px: int = CELL_P
     mismatch = extra >= 4 or (extra >= 2 and found < n - 1)
     corners = quad[:, ::-1].copy()  # (x, y) -> (row, col)
     canvas.setflags(write=False)
-    return GridFit(n=n, corners=corners, canvas=canvas, rows=rows, cols=cols, size_mismatch=mismatch)
+    return GridFit(n=n, corners=corners, canvas=canvas, rows=rows, cols=cols, size_mismatch=mismatch), m
 
 
 def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> tuple[np.ndarray, int, int]:
@@ -246,6 +266,7 @@ def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> tuple[np.ndarra
     kernel = np.ones((1, k), np.uint8) if axis == 1 else np.ones((k, 1), np.uint8)
     lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
     profile = lines.mean(axis=axis).astype(np.float64)
+    raw = canvas.mean(axis=axis).astype(np.float64)
     out = np.empty(n + 1)
     win = max(2, int(cell * 0.3))
     found = 0
@@ -258,7 +279,13 @@ def _line_positions(canvas: np.ndarray, n: int, *, axis: int) -> tuple[np.ndarra
             continue
         found += int(0 < i < n)
         strong = np.flatnonzero(seg >= 0.6 * seg.max())
-        out[i] = lo + (strong.min() + strong.max()) / 2.0
+        if i in (0, n) and strong.max() - strong.min() > 0.15 * cell:
+            # a wide dark band at the border (a glow or shadow around the grid): the line is its darkest part
+            band = raw[lo:hi]
+            darkest = np.flatnonzero(band >= band.max() - 8)
+            out[i] = lo + (darkest.min() + darkest.max()) / 2.0
+        else:
+            out[i] = lo + (strong.min() + strong.max()) / 2.0
     # long lines (> half the grid) where no line is expected
     on = np.flatnonzero(profile >= 0.5)
     extra = 0

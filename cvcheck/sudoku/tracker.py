@@ -74,11 +74,14 @@ def _search(rgb: np.ndarray, n: int | None) -> tuple[GridFit | None, int | None]
         n = grid_size(dark, quad)
         if n is None:
             return None, None
-    quad = quad / scale
+    coarse = rectify(dark, quad, n)  # refines the quad onto the outer lines (glow, shadow)
+    if coarse.size_mismatch:
+        return None, n
+    quad = coarse.corners[:, ::-1] / scale
     canvas = warp_canvas(rgb, quad, n * CELL_PX)
     full = np.array([[0, 0], [canvas.shape[1] - 1, 0], [canvas.shape[1] - 1, canvas.shape[0] - 1],
                      [0, canvas.shape[0] - 1]], np.float64)
-    fit = rectify(canvas, full, n)  # the lines, on the already rectified canvas
+    fit = rectify(canvas, full, n, refine=False)  # the lines, on the full-resolution canvas
     fit = replace(fit, corners=quad[:, ::-1].copy())
     return (None if fit.size_mismatch else fit), n
 
