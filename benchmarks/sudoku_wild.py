@@ -327,7 +327,7 @@ def render(look: Look, puzzle: np.ndarray, scene: Scene) -> np.ndarray:
                     _font_digit(img, d, cx, cy, height, color, font)
                     draw = ImageDraw.Draw(img)
             elif (r, c) in scene.pencil:
-                small = ImageFont.truetype(fonts()[0], size=max(6, round(cell * 0.22)))
+                small = ImageFont.truetype(fonts()[0], size=max(6, round(cell * 0.3)))
                 for k in scene.pencil[(r, c)]:
                     i, j = divmod(k - 1, 3)
                     draw.text((pad + (c + 0.2 + 0.3 * j) * cell, pad + (r + 0.2 + 0.3 * i) * cell), str(k),
@@ -583,6 +583,7 @@ def make_video_case(seed: int, *, n: int | None = None, effects: list[str] | Non
                                                                                   replace=False))
                     for rc in np.argwhere(puzzle == 0)[: max(1, empties // 3)]} if "pencil" in effects else {}
     blur_start = 2 if "blurry_start" in effects else 0
+    lead = max(lead, blur_start + 4)  # the puzzle shows sharp for a few frames before the first entry
     # the puzzle shows still for `lead` frames (after a blurry start) before anything is written
     timeline: list[tuple[np.ndarray, tuple[int, int] | None]] = []
     for _ in range(lead):

@@ -94,7 +94,7 @@ class SudokuConfig:
     video_change_threshold: float = 40.0        #: max grey change of a cell's 16x16 thumbnail that triggers a re-read
     video_debounce_frames: int = 3              #: a new cell value counts once it holds this many frames
     # -- added for puzzles read from images / first frames and real video effects --
-    entry_min_height: float = 0.36              #: glyphs shorter than this share of the cell are pencil marks, not entries
+    entry_min_height: float = 0.3               #: glyphs shorter than this share of the cell are pencil marks, not entries
     solver_max_nodes: int = 200_000             #: search nodes allowed when solving a puzzle given without its solution
     puzzle_frames: int = 3                      #: a video's clues: the first reading that this many analysed frames agree on
     puzzle_search_frames: int = 48              #: analysed early frames searched for that agreement (then: unparseable)

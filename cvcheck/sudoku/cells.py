@@ -56,10 +56,11 @@ def cell_patches(fit: GridFit, *, inset: float) -> list[list[np.ndarray]]:
     return [[fit.canvas[t:max(b, t + 1), lf:max(rt, lf + 1)] for t, b, lf, rt in row] for row in boxes]
 
 
+_JOIN = np.ones((3, 3), np.uint8)
 #: what a cell holds (see :func:`cell_ink`)
 BLANK, DIGIT, OCCLUDED = "blank", "digit", "occluded"
 #: a glyph shorter than this share of the cell is a pencil mark, not an entry (default)
-ENTRY_MIN_HEIGHT = 0.36
+ENTRY_MIN_HEIGHT = 0.3
 
 
 def digit_mask(patch: np.ndarray, *, core: float, entry_min_height: float = ENTRY_MIN_HEIGHT) -> np.ndarray | None:
@@ -111,14 +112,21 @@ def cell_ink(patch: np.ndarray, *, core: float,
     # lower level, so that the lighter strokes of a blurred or thin digit (chroma-subsampled
     # video) stay with it
     low = _drop_line_runs((patch > bg + 0.3 * (top - bg)).astype(np.uint8))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
+    # pieces of one blurred glyph (a thin diagonal lost) are joined across gaps of ~1 px;
+    # pencil marks stand several pixels apart and stay separate
+    joined = cv2.dilate(low, _JOIN)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    stats = stats.copy()
+    stats[1:, :2] += 1
+    stats[1:, 2:4] -= 2  # undo the dilation's growth
     lut = np.zeros(count, dtype=bool)
     lut[labels[out & (low > 0)]] = True
     lut[0] = False
     glyph = _entry_glyph(lut, stats, h / (1 - 2 * OUTER_INSET), entry_min_height)
     if glyph is None:
         return BLANK, None
-    grown = glyph[labels] | (out & glyph[labels].any())
+    inside = glyph[labels]
+    grown = (inside & (low > 0)) | (out & inside.any())
     grown &= _box_of(glyph, stats, h, w)
     rows = np.flatnonzero(grown.any(axis=1))
     if rows.size == 0 or rows[-1] - rows[0] + 1 < _MIN_INK_HEIGHT * h:

@@ -164,8 +164,22 @@ def find_outer_quad(dark: np.ndarray) -> np.ndarray | None:
     block = max(15, (side // 40) | 1)
     binary = cv2.adaptiveThreshold(255 - small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     area_min = 0.04 * (small.shape[0] - 2 * pad) * (small.shape[1] - 2 * pad)
+    quad = _grid_contour(binary, binary, area_min)
+    if quad is None:
+        # something crosses the border (a hand and its arm): keep only long straight runs of
+        # ink (grid lines), which a thick diagonal blob has none of, and look again
+        run = max(9, side // 14)
+        lines = cv2.bitwise_or(cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)),
+                               cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8)))
+        lines = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        quad = _grid_contour(lines, lines, area_min)
+    return None if quad is None else (quad - pad) / scale
+
+
+def _grid_contour(mask: np.ndarray, binary: np.ndarray, area_min: float) -> np.ndarray | None:
+    """The largest roughly square, grid-like quad among the outer contours of ``mask``."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:5]:
         hull = cv2.convexHull(cnt)
         area = cv2.contourArea(hull)
@@ -179,7 +193,7 @@ def find_outer_quad(dark: np.ndarray) -> np.ndarray | None:
             continue
         if not _looks_like_grid(binary, quad):
             continue
-        return (quad - pad) / scale
+        return quad
     return None
 
 

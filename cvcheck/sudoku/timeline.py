@@ -1,10 +1,12 @@
 """What happened in a Sudoku video, cell by cell: committed values, updates, clue changes.
 
-A cell's raw reading becomes its committed value once it has held for ``debounce``
-consecutive frames in which the cell was *still* (its pixels did not move since the
-previous frame, and nothing covered it), dated to the frame it first appeared in: a
-one-frame flicker is no update, and a digit fading in over several frames is committed
-once it stopped changing, as what it finally shows.
+A cell's raw reading becomes its committed value once it has been read the same in
+``debounce`` frames in a row, nothing covering the cell, dated to the frame it first
+appeared in: a one-frame flicker is no update, a digit fading in is committed once its
+reading is stable, and a hand resting over a cell changes nothing. A clue cell is only
+committed to a *sure* reading (blank, or a digit read with enough confidence): an
+unreadable smudge over a clue is not a changed clue. The final frame is read afresh in
+every cell (see :mod:`~cvcheck.sudoku.video`).
 """
 
 from __future__ import annotations
@@ -132,12 +134,13 @@ class Timeline:
 
 
 def commit(cells: list[list[CellState]], t: int, video_frame: int, tl: Timeline, spec: SudokuSpec,
-           moving: np.ndarray | None) -> None:
+           moving: np.ndarray | None, *, sure: float = 0.0) -> None:
     """Debounce raw readings into committed values; record updates and clue changes.
 
-    ``t`` 0 initialises the committed grid. ``moving`` (n, n) bool marks cells whose
-    pixels changed since the previous frame (or that are covered): their readings do not
-    count towards the debounce yet.
+    ``t`` 0 initialises the committed grid. ``moving`` (n, n) bool marks cells that are
+    covered: their readings do not count towards the debounce. A clue cell is committed to another value only on a
+    sure reading (a blank, or a digit read with confidence >= ``sure``): an unreadable
+    smudge over a clue (a hand, a shadow) is not a changed clue until it is read as one.
     """
     for r, row in enumerate(cells):
         for c, cell in enumerate(row):
@@ -152,6 +155,8 @@ def commit(cells: list[list[CellState]], t: int, video_frame: int, tl: Timeline,
                 cell.pending, cell.pending_count = None, 0
                 continue
             still = moving is None or not moving[r, c]
+            if clue and cell.raw != 0 and (cell.raw < 0 or cell.confidence < sure):
+                still = False  # an unsure reading over a clue never counts towards changing it
             if cell.pending != cell.raw:
                 cell.pending, cell.pending_since, cell.pending_video_frame = cell.raw, t, video_frame
                 cell.pending_count = 0

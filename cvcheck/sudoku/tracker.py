@@ -6,10 +6,12 @@ frame's is *still*: nothing is rectified or read. Otherwise the frame is rectifi
 the current grid corners (the RGB frame is warped straight onto the small canvas, shrunk
 first when the grid is much larger than the canvas) and registered to the reference
 canvas by phase correlation on the grid-line bands (camera shake); the grid is located
-again only when the scene changed (the whole-frame thumbnail moved by more than
-:data:`SCENE_DIFF`), the shift exceeds a quarter cell, or the outer border no longer
-lies where it was (a zoom). Frames without a grid are searched again only after a scene
-change, so a long video without a grid costs one thumbnail per frame.
+again only when the shift exceeds a quarter cell or the outer border no longer lies
+where it was (a zoom, a pan, a cut). Something crossing the grid (a hand) leaves the
+border in place, so the grid is not searched for then; and when a search fails while the
+border is still there, the old corners are kept. Frames without a grid are searched
+again only after a scene change (the whole-frame thumbnail moved by more than
+:data:`SCENE_DIFF`), so a long video without a grid costs one thumbnail per frame.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class GridTracker:
 
     def __init__(self, n: int | None, *, still_threshold: float) -> None:
         self.n = n
+        self.fixed = n is not None  #: False: the size is counted afresh at every search (clues not read yet)
         self.still_threshold = still_threshold
         self.fit: GridFit | None = None
         self.searches = 0
@@ -111,27 +114,39 @@ class GridTracker:
         self._border_ref = 0.0
         self._failed_thumb: np.ndarray | None = None  # at the last search that found no grid
 
-    def locate(self, rgb: np.ndarray) -> Located:
+    def fix_size(self, n: int) -> None:
+        """The grid size is known from now on (the clues were read)."""
+        self.n, self.fixed = n, True
+
+    def locate(self, rgb: np.ndarray, *, force: bool = False) -> Located:
+        """Where the grid is in ``rgb``; ``force`` analyses a frame even when it looks still."""
         thumb = thumbnail(rgb)
-        if self._last_thumb is not None and float(np.abs(thumb - self._last_thumb).max()) <= self.still_threshold:
+        if not force and self._last_thumb is not None \
+                and float(np.abs(thumb - self._last_thumb).max()) <= self.still_threshold:
             return Located("still", self.fit)
         self._last_thumb = thumb
-        if self.fit is not None and self._fit_thumb is not None \
-                and float(np.abs(thumb - self._fit_thumb).mean()) <= SCENE_DIFF:
+        if not self.fixed:  # still reading the clues: count the size again on every changed frame
+            return self._relocate(rgb, thumb)
+        if self.fit is not None:
+            # the old corners first, whatever else changed: a hand or a glow over the grid is no move
             canvas = warp_canvas(rgb, self.fit.corners[:, ::-1], self.fit.canvas.shape[0])
             moved = replace(self.fit, canvas=canvas)
             aligned = self._register(moved)
             if aligned is not None and self._border(aligned.canvas) >= _BORDER_KEEP * self._border_ref:
                 return Located("grid", aligned)
-        elif self.fit is None and self._failed_thumb is not None \
+        elif self._failed_thumb is not None \
                 and float(np.abs(thumb - self._failed_thumb).mean()) <= SCENE_DIFF:
             return Located("none")  # same scene as the last fruitless search: not searched again
         return self._relocate(rgb, thumb)
 
     def _relocate(self, rgb: np.ndarray, thumb: np.ndarray) -> Located:
         self.searches += 1
-        fit, n = _search(rgb, self.n)
+        fit, n = _search(rgb, self.n if self.fixed else None)
         if fit is None:
+            if self.fit is not None:  # something crosses the border (a hand): is the grid still where it was?
+                kept = replace(self.fit, canvas=warp_canvas(rgb, self.fit.corners[:, ::-1], self.fit.canvas.shape[0]))
+                if self._border(kept.canvas) >= _BORDER_KEEP * self._border_ref:
+                    return Located("grid", kept)
             self.fit = None
             self._failed_thumb = thumb
             return Located("none")

@@ -77,9 +77,9 @@ class _Reader:
         self.tracker = GridTracker(spec.n if spec is not None else n, still_threshold=config.video_still_threshold)
         self.tl = Timeline(n=spec.n if spec is not None else (n or 0), spec=spec)
         self.window = ClueWindow(config.puzzle_frames) if spec is None else None
+        self.last_error = ""
         self.cells: list[list[CellState]] = []
         self.read_sig = np.zeros((0,), np.float32)
-        self.prev_sig: np.ndarray | None = None
         self.never_read = np.zeros((0, 0), bool)
         self.boxes_px: np.ndarray | None = None
         self.boxes_fit: GridFit | None = None
@@ -87,10 +87,13 @@ class _Reader:
         self.core = core_share(config.cell_inset)
 
     # -- one frame -------------------------------------------------------------------------
-    def frame(self, index: int, frame: np.ndarray) -> bool:
-        """Process one frame; False once the reading cannot go on (no stable puzzle)."""
+    def frame(self, index: int, frame: np.ndarray, *, last: bool = False) -> bool:
+        """Process one frame; False once the reading cannot go on (no stable puzzle).
+
+        ``last``: the video's final frame, analysed even when it looks still (slow fades end there).
+        """
         rgb = as_rgb(frame, name="video frame")
-        loc = self.tracker.locate(rgb)
+        loc = self.tracker.locate(rgb, force=last and self.spec is not None)
         tl = self.tl
         if loc.kind == "none":
             tl.frames_without_grid += 1
@@ -113,19 +116,23 @@ class _Reader:
         if self.window is not None:
             reading = read_fit(fit, config=self.cfg, engine=self.engine)
             tl.ocr_calls += reading.ocr_calls
-            if self.window.offer(index, reading.digits, reading.confidence):
+            readable = not (reading.digits < 0).any()  # a blurry or covered frame is no puzzle reading
+            if self.window.offer(index, reading.digits if readable else None, reading.confidence):
                 self._establish(index, rgb, fit)
             return self._searching_ok()
-        moving = self._read_cells(fit)
+        moving = self._read_cells(fit, every=last)
         self._step(index, rgb, moving=moving, fit=fit)
         return True
 
     def _searching_ok(self) -> bool:
+        if self.tl.unreadable is not None:
+            return False  # the clues read have no unique solution: nothing to grade against
         if self.window is None:
             return True
         if self.window.offered >= self.cfg.puzzle_search_frames:
+            why = f" (last: {self.last_error})" if self.last_error else ""
             self.tl.unreadable = (f"no stable puzzle in the video's first {self.window.offered} frame(s): "
-                                  f"{self.cfg.puzzle_frames} consecutive frames never read the same clues")
+                                  f"{self.window.need} consecutive frames never read the same solvable clues{why}")
             return False
         return True
 
@@ -133,14 +140,16 @@ class _Reader:
         """Fix the clues from the agreeing early frames; start the timeline there."""
         window = self.window
         assert window is not None
-        self.window = None
         tl = self.tl
         try:
             spec = spec_from_read(window.digits, solution=self.solution, boxes=self.boxes, config=self.cfg,
                                   what=f"video's first frames (frame {window.start})")
-        except InputError as exc:
-            tl.unreadable = str(exc)
+        except InputError as exc:  # misread clues: look for the next agreeing frames
+            self.last_error = str(exc)
+            window.run = []
             return
+        self.window = None
+        self.tracker.fix_size(spec.n)
         self.spec = spec
         tl.spec, tl.n = spec, spec.n
         tl.origin = PuzzleOrigin(source=FIRST_FRAMES, read=window.digits.copy(), confidence=window.confidence,
@@ -160,8 +169,10 @@ class _Reader:
         self.read_sig = np.zeros((n, _SIG, n, _SIG), np.float32)
         self.never_read = np.ones((n, n), dtype=bool)
 
-    def _read_cells(self, fit: GridFit) -> np.ndarray:
-        """Re-read the cells whose pixels changed; returns the (n, n) ``moving`` map."""
+    def _read_cells(self, fit: GridFit, *, every: bool = False) -> np.ndarray:
+        """Re-read the cells whose pixels changed (``every``: all cells, for the final frame,
+        where a slow fade or the codec's late sharpening may have stayed under the change
+        threshold); returns the (n, n) map of cells covered by something (a hand)."""
         n, cfg, tl = fit.n, self.cfg, self.tl
         if not self.cells:
             self._init_cells(n)
@@ -173,10 +184,9 @@ class _Reader:
         small = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
         sig = small.reshape(n, 20, n, 20)[:, 2:18, :, 2:18]
         moving = np.zeros((n, n), dtype=bool)
-        if self.prev_sig is not None:
-            moving = np.abs(sig - self.prev_sig).max(axis=(1, 3)) > cfg.video_change_threshold
-        self.prev_sig = sig.copy()
         changed = self.never_read | (np.abs(sig - self.read_sig).max(axis=(1, 3)) > cfg.video_change_threshold)
+        if every:
+            changed[:] = True
         pending: list[tuple[int, int, np.ndarray, np.ndarray]] = []
         assert self.boxes_px is not None
         for r, c in np.argwhere(changed):
@@ -222,7 +232,7 @@ class _Reader:
             self.t = t or 0
         else:
             self.t += 1
-            commit(self.cells, self.t, index, tl, spec, moving)
+            commit(self.cells, self.t, index, tl, spec, moving, sure=self.cfg.min_confidence)
         tl.final_digits = np.array([[cl.raw for cl in row] for row in self.cells], dtype=np.int8)
         tl.final_confidence = np.array([[cl.confidence for cl in row] for row in self.cells], dtype=np.float32)
         tl.final_frame = index
@@ -262,24 +272,31 @@ def read_timeline(frames: Iterable[np.ndarray], spec: SudokuSpec | None, *, conf
         stride = max(stride, math.ceil(total_frames / config.video_max_frames))
     tl.stride = stride
     tl.debounce = debounce_frames(config, (fps / stride) if fps else None)
+    if reader.window is not None:  # at low frame rates fewer frames agree on the clues
+        reader.window.need = max(1, min(config.puzzle_frames, tl.debounce))
     start = clock()
-    held: tuple[int, np.ndarray] | None = None
+    def process(item: tuple[int, np.ndarray], last: bool) -> bool:
+        index, frame = item
+        if index % stride and not last:
+            tl.frames_strided += 1
+            return True
+        return reader.frame(index, frame, last=last)
+
+    # one frame of look-ahead: the last frame is always analysed, in full (CV and CA are read on it)
+    prev: tuple[int, np.ndarray] | None = None
+    going = True
     for index, frame in enumerate(frames):
         tl.frames_total += 1
         if clock() - start > config.video_max_seconds:
             tl.budget_stopped = True
-            held = None
+            going = False
             break
-        if index % stride:
-            held = (index, frame)
-            tl.frames_strided += 1
-            continue
-        held = None
-        if not reader.frame(index, frame):
+        if prev is not None and not process(prev, False):
+            going = False
             break
-    if held is not None:  # the last frame always counts: CV and CA are read on it
-        tl.frames_strided -= 1
-        reader.frame(*held)
+        prev = (index, frame)
+    if going and prev is not None:
+        process(prev, True)
     tl.grid_searches = reader.tracker.searches
     tl.refits = reader.tracker.relocations
     return tl
