@@ -59,6 +59,8 @@ def cell_patches(fit: GridFit, *, inset: float) -> list[list[np.ndarray]]:
 _JOIN = np.ones((3, 3), np.uint8)
 #: what a cell holds (see :func:`cell_ink`)
 BLANK, DIGIT, OCCLUDED = "blank", "digit", "occluded"
+#: grey levels above the paper at which an empty-looking cell counts as covered (videos)
+COVER_LEVEL = 60
 #: a glyph shorter than this share of the cell is a pencil mark, not an entry (default)
 ENTRY_MIN_HEIGHT = 0.3
 
@@ -69,8 +71,8 @@ def digit_mask(patch: np.ndarray, *, core: float, entry_min_height: float = ENTR
     return mask if kind == DIGIT else None
 
 
-def cell_ink(patch: np.ndarray, *, core: float,
-             entry_min_height: float = ENTRY_MIN_HEIGHT) -> tuple[str, np.ndarray | None]:
+def cell_ink(patch: np.ndarray, *, core: float, entry_min_height: float = ENTRY_MIN_HEIGHT,
+             paper: float | None = None) -> tuple[str, np.ndarray | None]:
     """What a cell patch holds: ``(DIGIT, mask)``, ``(BLANK, None)`` or ``(OCCLUDED, None)``.
 
     ``patch`` is cut with :data:`OUTER_INSET` (just inside the lines). Blank when the
@@ -79,13 +81,15 @@ def cell_ink(patch: np.ndarray, *, core: float,
     region (the patch minus ``core`` of its side on every edge), or when no glyph is at
     least ``entry_min_height`` of the cell tall: small pencil marks (candidates in the
     cell's corners, even the centre one) are not entries, and are dropped next to an
-    entry. Occluded when a large solid blob (a hand, a cursor block) covers the cell.
+    entry. Occluded when a large solid blob (a hand, a cursor block) covers the cell, or,
+    given the ``paper`` level of the grid's background, when an empty-looking cell is far
+    darker than the paper (covered by something, not erased).
     """
     if patch.size == 0:
         return BLANK, None
     bg, top = _levels(patch, 0.5, 0.995)
     if top - bg < _MIN_CONTRAST:
-        return BLANK, None
+        return (OCCLUDED if paper is not None and bg > paper + COVER_LEVEL else BLANK), None
     mask = (patch > (bg + top) / 2).astype(np.uint8)
     mask = _drop_line_runs(mask)
     h, w = patch.shape
@@ -132,6 +136,41 @@ def cell_ink(patch: np.ndarray, *, core: float,
     if rows.size == 0 or rows[-1] - rows[0] + 1 < _MIN_INK_HEIGHT * h:
         return BLANK, None
     return DIGIT, grown
+
+
+def covered_cells(fit: GridFit, paper: float, *, level: float = 45.0) -> np.ndarray:
+    """(n, n) bool: cells that something opaque lies over (a hand and its arm).
+
+    Opaque = mid-tone: darker than the ``paper`` by ``level`` but lighter than the ink
+    of the lines and digits. A highlight fill is mid-tone too, but its cell's lines stay
+    visible (ink) and cut it off at the cell; a hand hides the lines it lies on. So a
+    mid-tone region that is thick (over 0.4 cell wide somewhere) and spans more than 1.1
+    cells is foreign, and a cell is covered when a sixth of it is foreign.
+    """
+    n = fit.n
+    canvas = fit.canvas
+    cell = canvas.shape[0] / n
+    ink = float(np.percentile(canvas[::2, ::2], 99))
+    out = np.zeros((n, n), dtype=bool)
+    if ink - paper < 2 * level:
+        return out
+    upper = paper + 0.6 * (ink - paper)
+    mask = ((canvas > paper + level) & (canvas < upper)).astype(np.uint8)
+    if mask.mean() < 0.02:
+        return out
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    if float(dist.max()) <= 0.2 * cell:
+        return out
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    thick = np.zeros(count, dtype=bool)
+    thick[np.unique(labels[dist > 0.2 * cell])] = True
+    wide = (stats[:, 2] > 1.1 * cell) | (stats[:, 3] > 1.1 * cell)
+    foreign = thick & wide
+    foreign[0] = False
+    if not foreign.any():
+        return out
+    share = cv2.resize(foreign[labels].astype(np.float32), (n, n), interpolation=cv2.INTER_AREA)
+    return share > 1 / 6
 
 
 def _solid_blob(mask: np.ndarray, h: int, w: int) -> bool:

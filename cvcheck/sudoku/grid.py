@@ -151,8 +151,13 @@ def _small_glyphs(canvas: np.ndarray, ink: np.ndarray, cell: float) -> bool:
     return heights.size >= 3 and float(np.median(heights)) < 0.3 * cell
 
 
-def find_outer_quad(dark: np.ndarray) -> np.ndarray | None:
-    """Corners (4, 2) in (x, y) of the outer grid border, or None."""
+def find_outer_quad(dark: np.ndarray, *, lines_first: bool = False) -> np.ndarray | None:
+    """Corners (4, 2) in (x, y) of the outer grid border, or None.
+
+    The ink's outer contours are tried first, then those of its long straight runs only
+    (robust to an arm crossing the border); ``lines_first`` swaps the order (videos, where
+    something may lie over the grid).
+    """
     h, w = dark.shape
     scale = min(1.0, _DETECT_MAX_SIDE / max(h, w))
     small = cv2.resize(dark, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else dark
@@ -165,16 +170,20 @@ def find_outer_quad(dark: np.ndarray) -> np.ndarray | None:
     binary = cv2.adaptiveThreshold(255 - small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
     binary = cv2.morphologyEx(binary, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     area_min = 0.04 * (small.shape[0] - 2 * pad) * (small.shape[1] - 2 * pad)
-    quad = _grid_contour(binary, binary, area_min)
-    if quad is None:
-        # something crosses the border (a hand and its arm): keep only long straight runs of
-        # ink (grid lines), which a thick diagonal blob has none of, and look again
-        run = max(9, side // 14)
-        lines = cv2.bitwise_or(cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)),
-                               cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8)))
-        lines = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        quad = _grid_contour(lines, lines, area_min)
-    return None if quad is None else (quad - pad) / scale
+    # something may cross the border (a hand and its arm): long straight runs of ink (grid
+    # lines) are what a thick diagonal blob has none of
+    run = max(9, side // 14)
+    for use_lines in ((True, False) if lines_first else (False, True)):
+        if use_lines:
+            lines = cv2.bitwise_or(cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)),
+                                   cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8)))
+            lines = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+            quad = _grid_contour(lines, lines, area_min)
+        else:
+            quad = _grid_contour(binary, binary, area_min)
+        if quad is not None:
+            return (quad - pad) / scale
+    return None
 
 
 def _grid_contour(mask: np.ndarray, binary: np.ndarray, area_min: float) -> np.ndarray | None:

@@ -9,9 +9,12 @@ canvas by phase correlation on the grid-line bands (camera shake); the grid is l
 again only when the shift exceeds a quarter cell or the outer border no longer lies
 where it was (a zoom, a pan, a cut). Something crossing the grid (a hand) leaves the
 border in place, so the grid is not searched for then; and when a search fails while the
-border is still there, the old corners are kept. Frames without a grid are searched
-again only after a scene change (the whole-frame thumbnail moved by more than
-:data:`SCENE_DIFF`), so a long video without a grid costs one thumbnail per frame.
+border is still there, the old corners are kept; once a grid was seen, searches look at
+long straight ink runs first (an arm crossing the border bends the ink's outline). A
+video that never showed a grid is searched again only after a scene change (the
+whole-frame thumbnail moved by more than :data:`SCENE_DIFF`); a grid lost after being
+seen is searched for on changed frames with a growing gap (1, 1, 1, 2, 4... up to every
+16th), so a long video without a grid costs little more than one thumbnail per frame.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from .grid import CELL_PX, GridFit, darkness, find_outer_quad, grid_size, rectif
 THUMB = 64
 SCENE_DIFF = 12.0      #: mean abs grey change of the whole-frame thumbnail that forces a new grid search
 _MIN_RESPONSE = 0.1    #: phase-correlation peak below which a shift estimate is not trusted
-_BORDER_KEEP = 0.6     #: outer-border ink (share of its value at the fit) below which the grid is searched again
+_BORDER_KEEP = 0.6     #: share of the outer lines still in place (relative to the fit) below which the grid is searched
+_STRONG = 0.6          #: share of its outer lines a new fit must find drawn on every side
+_MAX_BACKOFF = 16      #: a lost grid is searched for at least on every 16th changed frame
 _SEARCH_SIDE = 720     #: frames are searched for the grid at most this large
 
 
@@ -63,13 +68,13 @@ def warp_canvas(rgb: np.ndarray, quad: np.ndarray, size: int) -> np.ndarray:
     return darkness(warped)
 
 
-def _search(rgb: np.ndarray, n: int | None) -> tuple[GridFit | None, int | None]:
+def _search(rgb: np.ndarray, n: int | None, *, lines_first: bool = False) -> tuple[GridFit | None, int | None]:
     """Locate the grid in a frame (searched on a downscaled copy, rectified from the full frame)."""
     h, w = rgb.shape[:2]
     scale = min(1.0, _SEARCH_SIDE / max(h, w))
     small = rgb if scale >= 1 else cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     dark = darkness(small)
-    quad = find_outer_quad(dark)
+    quad = find_outer_quad(dark, lines_first=lines_first)
     if quad is None:
         return None, n
     if n is None:
@@ -108,11 +113,13 @@ class GridTracker:
         self.searches = 0
         self.relocations = 0
         self._last_thumb: np.ndarray | None = None   # the last analysed frame's
-        self._fit_thumb: np.ndarray | None = None    # at the last grid search
         self._ref: np.ndarray | None = None
         self._window: np.ndarray | None = None
         self._border_ref = 0.0
         self._failed_thumb: np.ndarray | None = None  # at the last search that found no grid
+        self.seen = False       # a grid was found in an earlier frame
+        self._misses = 0        # searches in a row that found nothing
+        self._since_miss = 0    # changed frames since the last fruitless search
 
     def fix_size(self, n: int) -> None:
         """The grid size is known from now on (the clues were read)."""
@@ -127,51 +134,53 @@ class GridTracker:
         self._last_thumb = thumb
         if not self.fixed:  # still reading the clues: count the size again on every changed frame
             return self._relocate(rgb, thumb)
+        kept: GridFit | None = None
         if self.fit is not None:
             # the old corners first, whatever else changed: a hand or a glow over the grid is no move
             canvas = warp_canvas(rgb, self.fit.corners[:, ::-1], self.fit.canvas.shape[0])
             moved = replace(self.fit, canvas=canvas)
             aligned = self._register(moved)
-            if aligned is not None and self._border(aligned.canvas) >= _BORDER_KEEP * self._border_ref:
+            if aligned is not None and self._holds(aligned.canvas):
                 return Located("grid", aligned)
-        elif self._failed_thumb is not None \
-                and float(np.abs(thumb - self._failed_thumb).mean()) <= SCENE_DIFF:
-            return Located("none")  # same scene as the last fruitless search: not searched again
-        return self._relocate(rgb, thumb)
+            if self._holds(canvas):  # the registration was confused (lines covered), the border is in place
+                kept = moved
+        elif self._failed_thumb is not None:
+            if float(np.abs(thumb - self._failed_thumb).mean()) <= SCENE_DIFF and not self.seen:
+                return Located("none")  # same scene as the last fruitless search: not searched again
+            self._since_miss += 1
+            if self._since_miss < min(_MAX_BACKOFF, 2 ** max(0, self._misses - 2)):
+                return Located("none")  # lost for a while: searched on ever fewer changed frames
+        return self._relocate(rgb, thumb, kept)
 
-    def _relocate(self, rgb: np.ndarray, thumb: np.ndarray) -> Located:
+    def _relocate(self, rgb: np.ndarray, thumb: np.ndarray, kept: GridFit | None = None) -> Located:
         self.searches += 1
-        fit, n = _search(rgb, self.n if self.fixed else None)
+        # once the grid was seen, anything new over it (a hand) is likelier than a new grid: lines first
+        fit, n = _search(rgb, self.n if self.fixed else None, lines_first=self.seen)
+        if fit is not None and _border(fit.canvas, fit) < _STRONG:
+            fit = None  # its outer lines are not all drawn: a quad bent by something over the grid
         if fit is None:
-            if self.fit is not None:  # something crosses the border (a hand): is the grid still where it was?
-                kept = replace(self.fit, canvas=warp_canvas(rgb, self.fit.corners[:, ::-1], self.fit.canvas.shape[0]))
-                if self._border(kept.canvas) >= _BORDER_KEEP * self._border_ref:
-                    return Located("grid", kept)
+            if kept is not None:  # something crosses the grid, which is still where it was
+                return Located("grid", kept)
             self.fit = None
             self._failed_thumb = thumb
+            self._misses += 1
+            self._since_miss = 0
             return Located("none")
+        self.seen = True
+        self._misses = 0
         self.n = n
         self.relocations += int(self.fit is not None)
         self.fit = fit
-        self._fit_thumb = thumb
         # register on the grid lines only: digits appearing must not move the estimate
         self._window = cv2.createHanningWindow(fit.canvas.shape[::-1], cv2.CV_32F) * _line_band(fit)
         self._ref = fit.canvas.astype(np.float32)
-        self._border_ref = max(self._border(fit.canvas), 1.0)
+        self._border_ref = max(_border(fit.canvas, fit), 0.05)
         return Located("grid", fit, relocated=True)
 
-    def _border(self, canvas: np.ndarray) -> float:
-        """Mean darkness along the located outer lines (+-2 px)."""
+    def _holds(self, canvas: np.ndarray) -> bool:
+        """Whether the outer lines are still where the current fit has them."""
         assert self.fit is not None
-        f = self.fit
-        bands = []
-        for pos in (f.rows[0], f.rows[-1]):
-            p = int(round(pos))
-            bands.append(canvas[max(0, p - 2):p + 3, :].mean())
-        for pos in (f.cols[0], f.cols[-1]):
-            p = int(round(pos))
-            bands.append(canvas[:, max(0, p - 2):p + 3].mean())
-        return float(min(bands))
+        return _border(canvas, self.fit) >= _BORDER_KEEP * self._border_ref
 
     def _register(self, fit: GridFit) -> GridFit | None:
         """Undo a small shift (camera shake) against the reference canvas; None when it moved too far."""
@@ -188,6 +197,30 @@ class GridTracker:
         canvas = cv2.warpAffine(fit.canvas, m, fit.canvas.shape[::-1], flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
         return replace(fit, canvas=canvas)
+
+
+def _border(canvas: np.ndarray, fit: GridFit) -> float:
+    """Share of the outer lines located in ``fit`` that is drawn there, on the weakest side.
+
+    Along each side, a position counts when the +-2 px band across the line holds ink
+    (half-way from the paper to the ink): a hand over part of a side leaves the rest, a
+    grid that moved by more than the band leaves (almost) nothing.
+    """
+    paper = float(np.percentile(canvas[::4, ::4], 25))
+    level = paper + 0.5 * (_ink(canvas) - paper)
+    shares = []
+    for pos in (fit.rows[0], fit.rows[-1]):
+        p = int(round(pos))
+        shares.append(float((canvas[max(0, p - 2):p + 3, :].max(axis=0) > level).mean()))
+    for pos in (fit.cols[0], fit.cols[-1]):
+        p = int(round(pos))
+        shares.append(float((canvas[:, max(0, p - 2):p + 3].max(axis=1) > level).mean()))
+    return min(shares)
+
+
+def _ink(canvas: np.ndarray) -> float:
+    """The darkness of the grid's ink (99th percentile)."""
+    return float(np.percentile(canvas[::2, ::2], 99))
 
 
 def _line_band(fit: GridFit, *, half: int = 4) -> np.ndarray:

@@ -40,7 +40,17 @@ from ..config import SudokuConfig
 from ..errors import InputError
 from ..vision.arrays import as_rgb
 from .boxes import parse_boxes
-from .cells import DIGIT, OCCLUDED, OUTER_INSET, cell_boxes, cell_ink, core_share, needs_sharpening, normalise_crop
+from .cells import (
+    DIGIT,
+    OCCLUDED,
+    OUTER_INSET,
+    cell_boxes,
+    cell_ink,
+    core_share,
+    covered_cells,
+    needs_sharpening,
+    normalise_crop,
+)
 from .grid import GridFit
 from .ocr import DigitEngine, get_engine, glyph_distance, read_with_grouping
 from .puzzle import FIRST_FRAMES, ClueWindow, PuzzleOrigin, spec_from_read
@@ -184,6 +194,8 @@ class _Reader:
         small = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
         sig = small.reshape(n, 20, n, 20)[:, 2:18, :, 2:18]
         moving = np.zeros((n, n), dtype=bool)
+        paper = float(np.percentile(fit.canvas[::4, ::4], 25))  # the grid's background (a hand may cover half)
+        covered = covered_cells(fit, paper)
         changed = self.never_read | (np.abs(sig - self.read_sig).max(axis=(1, 3)) > cfg.video_change_threshold)
         if every:
             changed[:] = True
@@ -195,7 +207,8 @@ class _Reader:
             tl.cell_reads += 1
             top, bottom, left, right = self.boxes_px[r, c]
             patch = fit.canvas[top:max(bottom, top + 1), left:max(right, left + 1)]
-            kind, mask = cell_ink(patch, core=self.core, entry_min_height=cfg.entry_min_height)
+            kind, mask = (OCCLUDED, None) if covered[r, c] else cell_ink(
+                patch, core=self.core, entry_min_height=cfg.entry_min_height, paper=paper)
             if kind == OCCLUDED:  # covered: keep the last reading, look again next frame
                 tl.occluded_reads += 1
                 moving[r, c] = True
