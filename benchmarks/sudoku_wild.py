@@ -556,7 +556,8 @@ def make_video_case(seed: int, *, n: int | None = None, effects: list[str] | Non
     effects = list(drawn if effects is None else effects)
     if plain:
         effects = [e for e in effects if e not in ("pencil", "fade")]
-    look = random_look(rng, size=int(rng.choice([256, 320, 384, 448, 512])))
+    # video models output 480p and more; 9x9 cells under 30 px with bold italics are unreadable blobs after H.264
+    look = random_look(rng, size=int(rng.choice([256, 320, 384, 448, 512] if n <= 6 else [320, 384, 448, 512, 640])))
     if "zoom" in effects or "shift" in effects:
         look = replace(look, pad=max(look.pad, 0.12), rotation=0.0, perspective=0.0)
     look = replace(look, jpeg=0)

@@ -31,6 +31,7 @@ SCENE_DIFF = 12.0      #: mean abs grey change of the whole-frame thumbnail that
 _MIN_RESPONSE = 0.1    #: phase-correlation peak below which a shift estimate is not trusted
 _BORDER_KEEP = 0.6     #: share of the outer lines still in place (relative to the fit) below which the grid is searched
 _STRONG = 0.6          #: share of its outer lines a new fit must find drawn on every side
+_BAND = 1              #: half-width (canvas px) of the band the outer lines are looked for in
 _MAX_BACKOFF = 16      #: a lost grid is searched for at least on every 16th changed frame
 _SEARCH_SIDE = 720     #: frames are searched for the grid at most this large
 
@@ -202,7 +203,7 @@ class GridTracker:
 def _border(canvas: np.ndarray, fit: GridFit) -> float:
     """Share of the outer lines located in ``fit`` that is drawn there, on the weakest side.
 
-    Along each side, a position counts when the +-2 px band across the line holds ink
+    Along each side, a position counts when the +-1 px band across the line holds ink
     (half-way from the paper to the ink): a hand over part of a side leaves the rest, a
     grid that moved by more than the band leaves (almost) nothing.
     """
@@ -211,10 +212,10 @@ def _border(canvas: np.ndarray, fit: GridFit) -> float:
     shares = []
     for pos in (fit.rows[0], fit.rows[-1]):
         p = int(round(pos))
-        shares.append(float((canvas[max(0, p - 2):p + 3, :].max(axis=0) > level).mean()))
+        shares.append(float((canvas[max(0, p - _BAND):p + _BAND + 1, :].max(axis=0) > level).mean()))
     for pos in (fit.cols[0], fit.cols[-1]):
         p = int(round(pos))
-        shares.append(float((canvas[:, max(0, p - 2):p + 3].max(axis=1) > level).mean()))
+        shares.append(float((canvas[:, max(0, p - _BAND):p + _BAND + 1].max(axis=1) > level).mean()))
     return min(shares)
 
 
