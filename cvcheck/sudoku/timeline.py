@@ -91,7 +91,7 @@ class Timeline:
     updates: list[CellUpdate] = field(default_factory=list)
     ocr_calls: int = 0
     cell_reads: int = 0
-    frames_without_grid: int = 0
+    frames_without_grid: int = 0   #: frames in which no grid was found (searched, or unchanged since)
     refits: int = 0
     clue_changes: list[ClueChange] = field(default_factory=list)
     final_digits: np.ndarray | None = None
@@ -102,7 +102,7 @@ class Timeline:
     # -- work done and skipped --
     frames_total: int = 0          #: frames received from the video
     frames_analysed: int = 0       #: frames rectified and compared cell by cell
-    frames_still: int = 0          #: frames skipped as identical to the last analysed one
+    frames_still: int = 0          #: frames skipped as identical to the last analysed one (with or without grid)
     frames_strided: int = 0        #: frames left out by the stride (long videos)
     frames_before_puzzle: int = 0  #: frames before the one the clues were read from
     stride: int = 1

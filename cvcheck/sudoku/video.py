@@ -111,13 +111,14 @@ class _Reader:
                 self.window.offer(index, None, None)
             return self._searching_ok()
         if loc.kind == "still":
+            tl.frames_still += 1
             if self.window is not None:
                 if self.window.repeat(index):
                     self._establish(index, rgb)
                 return self._searching_ok()
-            if self.t < 0:
+            if self.t < 0:  # nothing graded yet: an unchanged frame of a scene without a grid
+                tl.frames_without_grid += int(self.tracker.fit is None)
                 return True
-            tl.frames_still += 1
             self._step(index, rgb, moving=None)
             return True
         fit = loc.fit
