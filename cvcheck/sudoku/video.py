@@ -3,13 +3,15 @@
 Each frame goes to the :class:`~cvcheck.sudoku.tracker.GridTracker`: a frame identical
 to the last analysed one (64x64 thumbnail) costs nothing more; otherwise it is rectified
 with the current grid corners and registered (shake), and the grid is searched again only
-when the scene changed, it moved or it zoomed. On an analysed frame every cell keeps the
-coarse 16x16 thumbnail it had when last read, and is re-read only when some thumbnail
-pixel moved away from it by more than ``video_change_threshold`` grey levels (H.264 noise
-stays under ~25; a digit appearing, vanishing or changing moves some pixel by > 150). A
-blank cell costs no OCR call; a changed cell whose normalised glyph still matches the one
-last recognised there keeps its reading; a cell covered by a solid blob (a hand) keeps
-its last reading; the other changed cells of a frame go to the recogniser as one batch.
+when it moved or zoomed. On an analysed frame every cell keeps the coarse 16x16 thumbnail
+(blurred by one pixel) it had when last read, and is re-read only when some thumbnail
+pixel moved away from it by more than ``video_change_threshold`` grey levels, the least
+over shifts of up to one thumbnail pixel (grain, H.264 noise and 0.7 px shake stay under
+~31; a digit appearing, vanishing or changing moves some pixel by far more). A blank cell
+costs no OCR call; a changed cell whose normalised glyph still matches the one last
+recognised there, or any glyph recognised earlier in the video, reuses that reading; a
+cell covered by something opaque (a hand) keeps its last reading; the other changed cells
+of a frame go to the recogniser as one batch.
 Readings are debounced in :mod:`~cvcheck.sudoku.timeline`.
 
 Without a puzzle, the clues are the first reading that ``puzzle_frames`` consecutive
@@ -52,7 +54,7 @@ from .cells import (
     normalise_crop,
 )
 from .grid import GridFit
-from .ocr import DigitEngine, get_engine, glyph_distance, read_with_grouping
+from .ocr import DigitEngine, GlyphBank, get_engine, glyph_distance, read_with_grouping
 from .puzzle import FIRST_FRAMES, ClueWindow, PuzzleOrigin, spec_from_read
 from .read import read_fit
 from .spec import GridLike, SudokuSpec
@@ -62,6 +64,20 @@ from .tracker import GridTracker
 __all__ = ["CellUpdate", "ClueChange", "Reflection", "Timeline", "read_timeline", "debounce_frames"]
 
 _SIG = 16  # per-cell thumbnail side used for change detection
+
+
+def _sig_change(small: np.ndarray, read_sig: np.ndarray, n: int) -> np.ndarray:
+    """(n, n): per cell, the largest thumbnail change since its last read, the least over
+    shifts of up to one thumbnail pixel (residual shake is no change; a digit is)."""
+    cells = small.reshape(n, 20, n, 20)
+    best = None
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            moved = cells[:, 2 + dy:18 + dy, :, 2 + dx:18 + dx]
+            diff = np.abs(moved - read_sig)[:, 1:15, :, 1:15].max(axis=(1, 3))
+            best = diff if best is None else np.minimum(best, diff)
+    assert best is not None
+    return best
 
 
 def debounce_frames(config: SudokuConfig, fps: float | None) -> int:
@@ -88,6 +104,7 @@ class _Reader:
         self.tl = Timeline(n=spec.n if spec is not None else (n or 0), spec=spec)
         self.window = ClueWindow(config.puzzle_frames) if spec is None else None
         self.last_error = ""
+        self.bank = GlyphBank(max_diff=config.ocr_glyph_share, min_confidence=config.min_confidence)
         self.cells: list[list[CellState]] = []
         self.read_sig = np.zeros((0,), np.float32)
         self.never_read = np.zeros((0, 0), bool)
@@ -193,11 +210,13 @@ class _Reader:
         sharpen = needs_sharpening(fit)
         # one thumbnail per cell from a single resize: (n, _SIG, n, _SIG), the outer 2/20 of each cell left out
         small = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
+        # blurred by one thumbnail pixel: sub-pixel shake moves the edges of a digit, not its blur
+        small = cv2.GaussianBlur(small, (0, 0), 1.0)
         sig = small.reshape(n, 20, n, 20)[:, 2:18, :, 2:18]
         moving = np.zeros((n, n), dtype=bool)
         paper = float(np.percentile(fit.canvas[::4, ::4], 25))  # the grid's background (a hand may cover half)
         covered = covered_cells(fit, paper)
-        changed = self.never_read | (np.abs(sig - self.read_sig).max(axis=(1, 3)) > cfg.video_change_threshold)
+        changed = self.never_read | (_sig_change(small, self.read_sig, n) > cfg.video_change_threshold)
         if every:
             changed[:] = True
         pending: list[tuple[int, int, np.ndarray, np.ndarray]] = []
@@ -224,6 +243,10 @@ class _Reader:
             if (cell.glyph is not None and cell.confidence >= cfg.min_confidence
                     and glyph_distance(glyph, cell.glyph) <= cfg.ocr_glyph_share):
                 continue
+            known = self.bank.find(glyph)  # a glyph recognised before, in this cell or another
+            if known is not None:
+                cell.raw, cell.confidence, cell.glyph = known.digit, known.confidence, glyph
+                continue
             pending.append((r, c, crop, glyph))
         if pending:
             self.engine = self.engine or get_engine(cfg)
@@ -233,6 +256,7 @@ class _Reader:
             for (r, c, _, glyph), reading in zip(pending, readings):
                 cell = self.cells[r][c]
                 cell.raw, cell.confidence, cell.glyph = reading.digit, reading.confidence, glyph
+                self.bank.add(glyph, reading)
         return moving
 
     def _step(self, index: int, rgb: np.ndarray, *, moving: np.ndarray | None, fit: GridFit | None = None,
