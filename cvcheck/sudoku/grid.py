@@ -144,7 +144,8 @@ def _small_glyphs(canvas: np.ndarray, ink: np.ndarray, cell: float) -> bool:
     line_ink = cv2.bitwise_or(cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, half), np.uint8)),
                               cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((half, 1), np.uint8)))
     _, dark = cv2.threshold(canvas, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    glyphs = dark & (1 - cv2.dilate(line_ink, np.ones((7, 7), np.uint8)))
+    near_lines = cv2.dilate(line_ink, np.ones((7, 7), np.uint8))
+    glyphs = ((np.asarray(dark) > 0) & (np.asarray(near_lines) == 0)).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(glyphs, connectivity=8)
     heights = stats[1:, 3]
     heights = heights[(heights > 0.08 * cell) & (heights < 0.9 * cell)]

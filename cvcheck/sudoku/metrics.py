@@ -2,7 +2,8 @@
 
 - ``clues_changed`` (CC, 0/1): any given clue is not read back as itself.
 - ``constraint_violation`` (CV, [0, 1]): share of the row/column/box constraints (3N, or
-  2N for a Latin square without boxes) that are violated, a constraint being violated when a digit occurs in its unit more than once.
+  2N for a Latin square without boxes) that are violated, a constraint being violated
+  when a digit occurs in its unit more than once.
   Empty cells do not violate a constraint (they are what completion accuracy measures).
 - ``completion_accuracy`` (CA, [0, 1]): share of the originally empty cells that hold the
   solution's digit.

@@ -10,6 +10,9 @@ clue, orange = repeated digit in a row/column/box, yellow = low-confidence readi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import cv2
 import numpy as np
 
@@ -72,7 +75,7 @@ def _status_color(result: Result) -> tuple[int, int, int]:
     return (190, 0, 0) if result.status is Status.OK else (90, 90, 90)
 
 
-def _draw_cells(out: np.ndarray, quad: np.ndarray, grid: list[list[int]], d: dict) -> None:
+def _draw_cells(out: np.ndarray, quad: np.ndarray, grid: list[list[int]], d: Mapping[str, Any]) -> None:
     n = len(grid)
     unit = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     h = cv2.getPerspectiveTransform(unit, quad)

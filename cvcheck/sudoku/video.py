@@ -209,9 +209,9 @@ class _Reader:
             self.boxes_fit = fit
         sharpen = needs_sharpening(fit)
         # one thumbnail per cell from a single resize: (n, _SIG, n, _SIG), the outer 2/20 of each cell left out
-        small = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
+        shrunk = cv2.resize(fit.canvas, (n * 20, n * 20), interpolation=cv2.INTER_AREA).astype(np.float32)
         # blurred by one thumbnail pixel: sub-pixel shake moves the edges of a digit, not its blur
-        small = cv2.GaussianBlur(small, (0, 0), 1.0)
+        small = np.asarray(cv2.GaussianBlur(shrunk, (0, 0), 1.0), np.float32)
         sig = small.reshape(n, 20, n, 20)[:, 2:18, :, 2:18]
         moving = np.zeros((n, n), dtype=bool)
         paper = float(np.percentile(fit.canvas[::4, ::4], 25))  # the grid's background (a hand may cover half)
