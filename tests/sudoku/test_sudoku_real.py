@@ -213,3 +213,38 @@ def test_manifest_sample_with_only_an_answer_validates(tmp_path):
                                                     "puzzle_image": "p.png", "boxes": "2x3"}) + "\n")
     samples = load_manifest(tmp_path / "m.jsonl").samples
     assert [s["id"] for s in samples] == ["v", "i"] and samples[1]["puzzle_image"].endswith("p.png")
+
+
+def test_glyph_bank_reuses_only_confident_matching_readings():
+    from cvcheck.sudoku.ocr import GlyphBank, Reading
+
+    a = np.zeros((48, 32), np.float32)
+    a[8:40, 14:18] = 1.0
+    b = a.copy()
+    b[8:12, 6:26] = 1.0
+    bank = GlyphBank(max_diff=0.2, min_confidence=0.6)
+    assert bank.find(a) is None
+    bank.add(a, Reading(1, 0.95))
+    bank.add(b, Reading(7, 0.3))  # unsure: not remembered
+    assert bank.find(np.clip(a + 0.05, 0, 1)) == Reading(1, 0.95) and bank.find(b) is None
+
+
+def test_a_hand_over_the_grid_covers_cells_and_a_highlight_does_not():
+    from cvcheck.sudoku.cells import covered_cells
+    from cvcheck.sudoku.grid import find_grid
+
+    rng = np.random.default_rng(3)
+    puzzle, _ = make_pair(rng, 6)
+    look = random_look(rng, size=480)
+    plain = render(look, puzzle, Scene(digits=puzzle, highlight=[(0, 0), (2, 3)]))
+    fit = find_grid(plain, 6)
+    paper = float(np.percentile(fit.canvas[::4, ::4], 25))
+    assert not covered_cells(fit, paper).any()
+    hand = render(look, puzzle, Scene(digits=puzzle, hand=(2.0, 2.0)))
+    fit = find_grid(hand, 6) or fit
+    from cvcheck.sudoku.tracker import warp_canvas
+    from dataclasses import replace
+
+    fit = replace(fit, canvas=warp_canvas(hand, fit.corners[:, ::-1], fit.canvas.shape[0]))
+    covered = covered_cells(fit, paper)
+    assert covered[2, 2] and covered.sum() >= 3 and not covered[0, 0]
