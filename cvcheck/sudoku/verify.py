@@ -107,19 +107,26 @@ def verify_image(image: np.ndarray, puzzle: GridLike | SudokuSpec = None, soluti
 
 
 def verify_video(frames: Iterable[np.ndarray], puzzle: GridLike | SudokuSpec = None, solution: GridLike = None, *,
-                 boxes: Any = "auto", config: Config | None = None, id: str = "", engine: DigitEngine | None = None,
-                 fps: float | None = None, total_frames: int | None = None) -> Result:
+                 boxes: Any = "auto", puzzle_image: np.ndarray | None = None, config: Config | None = None,
+                 id: str = "", engine: DigitEngine | None = None, fps: float | None = None,
+                 total_frames: int | None = None) -> Result:
     """Grade an answer video given as RGB frames (consumed once, streamed).
 
-    Without ``puzzle`` the clues are read from the first frames that agree
-    (``sudoku.puzzle_frames``). Clue changes are checked in every frame (debounced),
+    Without ``puzzle`` (or ``puzzle_image``) the clues are read from the first frames that
+    agree (``sudoku.puzzle_frames``). Clue changes are checked in every frame (debounced),
     constraint violation and completion accuracy on the final frame;
     ``action_reflection`` reports gradual filling. ``fps`` shortens the debounce of
     low-fps videos; ``total_frames`` lets long videos be subsampled
     (``sudoku.video_max_frames``). Files: :func:`cvcheck.sudoku.task.verify_video_file`.
     """
     cfg = config or Config()
-    spec = None if puzzle is None else make_spec(puzzle, solution, boxes=boxes, config=cfg)
+    spec, origin = None, None
+    if puzzle is not None:
+        spec = make_spec(puzzle, solution, boxes=boxes, config=cfg)
+    elif puzzle_image is not None:
+        spec, origin = puzzle_from_image(puzzle_image, solution=solution, boxes=boxes, config=cfg, engine=engine)
     timeline = read_timeline(frames, spec, config=cfg.sudoku, engine=engine, boxes=boxes, solution=solution,
                              fps=fps, total_frames=total_frames)
+    if origin is not None:
+        timeline.origin = origin
     return video_result(timeline, id=id, config=cfg)
