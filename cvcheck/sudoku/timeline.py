@@ -146,10 +146,12 @@ def commit(cells: list[list[CellState]], t: int, video_frame: int, tl: Timeline,
         for c, cell in enumerate(row):
             clue = int(spec.puzzle[r, c])
             if t == 0:
-                cell.committed = cell.raw
-                if clue and cell.raw != clue:
-                    tl.clue_changes.append(ClueChange(frame=0, row=r, col=c, expected=clue, read=cell.raw,
-                                                      video_frame=video_frame))
+                # clue cells start as their clues: a first frame that reads otherwise (blurry, half
+                # drawn) changes them only if the reading holds, like any other change
+                cell.committed = clue or cell.raw
+                if cell.raw != cell.committed:
+                    cell.pending, cell.pending_since, cell.pending_video_frame = cell.raw, 0, video_frame
+                    cell.pending_count = 1 if cell.raw >= 0 and (cell.raw == 0 or cell.confidence >= sure) else 0
                 continue
             if cell.raw == cell.committed:
                 cell.pending, cell.pending_count = None, 0

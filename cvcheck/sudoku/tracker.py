@@ -10,11 +10,10 @@ again only when the shift exceeds a quarter cell or the outer border no longer l
 where it was (a zoom, a pan, a cut). Something crossing the grid (a hand) leaves the
 border in place, so the grid is not searched for then; and when a search fails while the
 border is still there, the old corners are kept; once a grid was seen, searches look at
-long straight ink runs first (an arm crossing the border bends the ink's outline). A
-video that never showed a grid is searched again only after a scene change (the
-whole-frame thumbnail moved by more than :data:`SCENE_DIFF`); a grid lost after being
-seen is searched for on changed frames with a growing gap (1, 1, 1, 2, 4... up to every
-16th), so a long video without a grid costs little more than one thumbnail per frame.
+long straight ink runs first (an arm crossing the border bends the ink's outline). While
+no grid is found, it is searched for on changed frames with a growing gap (1, 1, 1, 2,
+4... up to every 16th), so a long video without a grid costs little more than one
+thumbnail per frame.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import numpy as np
 from .grid import CELL_PX, GridFit, darkness, find_outer_quad, grid_size, rectify
 
 THUMB = 64
-SCENE_DIFF = 12.0      #: mean abs grey change of the whole-frame thumbnail that forces a new grid search
 _MIN_RESPONSE = 0.1    #: phase-correlation peak below which a shift estimate is not trusted
 _BORDER_KEEP = 0.6     #: share of the outer lines still in place (relative to the fit) below which the grid is searched
 _STRONG = 0.6          #: share of its outer lines a new fit must find drawn on every side
@@ -116,7 +114,7 @@ class GridTracker:
         self._last_thumb: np.ndarray | None = None   # the last analysed frame's
         self._ref: np.ndarray | None = None
         self._window: np.ndarray | None = None
-        self._border_ref = 0.0
+        self._lines_ref = 0.0
         self._failed_thumb: np.ndarray | None = None  # at the last search that found no grid
         self.seen = False       # a grid was found in an earlier frame
         self._misses = 0        # searches in a row that found nothing
@@ -127,15 +125,18 @@ class GridTracker:
         self.n, self.fixed = n, True
 
     def locate(self, rgb: np.ndarray, *, force: bool = False) -> Located:
-        """Where the grid is in ``rgb``; ``force`` analyses a frame even when it looks still."""
+        """Where the grid is in ``rgb``; ``force`` analyses a frame even when it looks still
+        (and searches a lost grid at once)."""
         thumb = thumbnail(rgb)
         if not force and self._last_thumb is not None \
                 and float(np.abs(thumb - self._last_thumb).max()) <= self.still_threshold:
             return Located("still", self.fit)
-        self._last_thumb = thumb
         if not self.fixed:  # still reading the clues: count the size again on every changed frame
+            self._last_thumb = thumb
             return self._relocate(rgb, thumb)
         kept: GridFit | None = None
+        if self.fit is not None or force or self._failed_thumb is None:
+            self._last_thumb = thumb
         if self.fit is not None:
             # the old corners first, whatever else changed: a hand or a glow over the grid is no move
             canvas = warp_canvas(rgb, self.fit.corners[:, ::-1], self.fit.canvas.shape[0])
@@ -145,12 +146,13 @@ class GridTracker:
                 return Located("grid", aligned)
             if self._holds(canvas):  # the registration was confused (lines covered), the border is in place
                 kept = moved
-        elif self._failed_thumb is not None:
-            if float(np.abs(thumb - self._failed_thumb).mean()) <= SCENE_DIFF and not self.seen:
-                return Located("none")  # same scene as the last fruitless search: not searched again
+        elif self._failed_thumb is not None and not force:
             self._since_miss += 1
             if self._since_miss < min(_MAX_BACKOFF, 2 ** max(0, self._misses - 2)):
-                return Located("none")  # lost for a while: searched on ever fewer changed frames
+                # lost for a while: searched on ever fewer changed frames (compared with the
+                # last searched one, so that a change is never taken for a still frame)
+                return Located("none")
+            self._last_thumb = thumb
         return self._relocate(rgb, thumb, kept)
 
     def _relocate(self, rgb: np.ndarray, thumb: np.ndarray, kept: GridFit | None = None) -> Located:
@@ -175,13 +177,14 @@ class GridTracker:
         # register on the grid lines only: digits appearing must not move the estimate
         self._window = cv2.createHanningWindow(fit.canvas.shape[::-1], cv2.CV_32F) * _line_band(fit)
         self._ref = fit.canvas.astype(np.float32)
-        self._border_ref = max(_border(fit.canvas, fit), 0.05)
+        self._lines_ref = max(_lines(fit.canvas, fit), 0.05)
         return Located("grid", fit, relocated=True)
 
     def _holds(self, canvas: np.ndarray) -> bool:
-        """Whether the outer lines are still where the current fit has them."""
+        """Whether the grid lines are still where the current fit has them (all of them: a
+        hand over a corner hides some of two sides, a pan moves every line of one direction)."""
         assert self.fit is not None
-        return _border(canvas, self.fit) >= _BORDER_KEEP * self._border_ref
+        return _lines(canvas, self.fit) >= _BORDER_KEEP * self._lines_ref
 
     def _register(self, fit: GridFit) -> GridFit | None:
         """Undo a small shift (camera shake) against the reference canvas; None when it moved too far."""
@@ -217,6 +220,18 @@ def _border(canvas: np.ndarray, fit: GridFit) -> float:
         p = int(round(pos))
         shares.append(float((canvas[:, max(0, p - _BAND):p + _BAND + 1].max(axis=1) > level).mean()))
     return min(shares)
+
+
+def _lines(canvas: np.ndarray, fit: GridFit) -> float:
+    """Share of all the grid's line positions (inner and outer) drawn where ``fit`` has
+    them, on the weaker of the two directions (+-1 px bands)."""
+    paper = float(np.percentile(canvas[::4, ::4], 25))
+    level = paper + 0.5 * (_ink(canvas) - paper)
+    rows = [float((canvas[max(0, int(round(p)) - _BAND):int(round(p)) + _BAND + 1, :].max(axis=0) > level).mean())
+            for p in fit.rows]
+    cols = [float((canvas[:, max(0, int(round(p)) - _BAND):int(round(p)) + _BAND + 1].max(axis=1) > level).mean())
+            for p in fit.cols]
+    return min(float(np.mean(rows)), float(np.mean(cols)))
 
 
 def _ink(canvas: np.ndarray) -> float:

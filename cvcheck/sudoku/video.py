@@ -266,7 +266,7 @@ class _Reader:
         assert spec is not None
         if init:
             self.t = 0
-            commit(self.cells, 0, index, tl, spec, None)
+            commit(self.cells, 0, index, tl, spec, None, sure=self.cfg.min_confidence)
             self.t = t or 0
         else:
             self.t += 1
