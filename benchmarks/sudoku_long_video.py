@@ -103,8 +103,8 @@ def grade(path: Path, puzzle, overrides: list[str], limit: int | None = None) ->
     from cvcheck.config import Config
     from cvcheck.media.video import iter_frames
     from cvcheck.sudoku.verdict import video_result
-    from cvcheck.sudoku.video import read_timeline
     from cvcheck.sudoku.verify import make_spec
+    from cvcheck.sudoku.video import read_timeline
 
     cfg = Config().with_overrides(overrides)
     spec = make_spec(puzzle, config=cfg) if puzzle is not None else None

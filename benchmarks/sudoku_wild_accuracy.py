@@ -61,8 +61,9 @@ def _row(r, labels: dict, shown: np.ndarray, seconds: float, **extra) -> dict:
 
 
 def image_job(seed: int) -> dict:
-    from cvcheck.errors import CvcheckError
     from sudoku_wild import make_image_case
+
+    from cvcheck.errors import CvcheckError
 
     case = make_image_case(seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -80,8 +81,9 @@ def image_job(seed: int) -> dict:
 
 def video_job(args: tuple[int, str, str]) -> dict:
     """(seed, mode, variant): mode first_frames | image; variant random | zoom | plain | effects."""
-    from cvcheck.errors import CvcheckError
     from sudoku_wild import make_video_case
+
+    from cvcheck.errors import CvcheckError
 
     seed, mode, variant = args
     rng = np.random.default_rng(seed + 17)

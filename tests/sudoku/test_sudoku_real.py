@@ -96,8 +96,8 @@ def test_pencil_marks_are_not_entries_and_an_entry_keeps_its_own_glyph():
     digits = np.zeros((9, 9), np.int8)
     digits[0, 1] = 7
     img = render(look, np.zeros((9, 9), np.int8), Scene(digits=digits, pencil={(0, 0): [1, 5, 9], (0, 1): [2, 4]}))
-    from cvcheck.sudoku.grid import find_grid
     from cvcheck.sudoku.cells import OUTER_INSET, cell_patches
+    from cvcheck.sudoku.grid import find_grid
 
     fit = find_grid(img, 9)
     patches = cell_patches(fit, inset=OUTER_INSET)
@@ -242,8 +242,9 @@ def test_a_hand_over_the_grid_covers_cells_and_a_highlight_does_not():
     assert not covered_cells(fit, paper).any()
     hand = render(look, puzzle, Scene(digits=puzzle, hand=(2.0, 2.0)))
     fit = find_grid(hand, 6) or fit
-    from cvcheck.sudoku.tracker import warp_canvas
     from dataclasses import replace
+
+    from cvcheck.sudoku.tracker import warp_canvas
 
     fit = replace(fit, canvas=warp_canvas(hand, fit.corners[:, ::-1], fit.canvas.shape[0]))
     covered = covered_cells(fit, paper)
