@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("clues_changed", "constraint_violation", "completion_accuracy", "total_updates"):
             report[f"video_{k}_agreement"] = _agree(vids, k)
         report["video_kinds"] = {k: sum(r["kind"] == k for r in vids) for k in sorted({r["kind"] for r in vids})}
-        report["video_ocr_calls_vs_naive"] = [sum(r["metrics"]["ocr_calls"] for r in vids),
-                                              sum(r["metrics"]["naive_ocr_calls"] for r in vids)]
+        report["video_ocr_calls_vs_naive"] = [sum(r["metrics"]["ocr_calls"] or 0 for r in vids),
+                                              sum(r["metrics"]["naive_ocr_calls"] or 0 for r in vids)]
         report["video_failures"] = [{"seed": r["seed"], "kind": r["kind"], "n": r["n"], "label": r["label"],
                                      "got": r["metrics"], "overall": r["overall"]}
                                     for r in vids if r["overall"] != r["label"]["overall"]

@@ -28,7 +28,7 @@ from .grid import CELL_PX, GridFit, darkness, find_outer_quad, grid_size, rectif
 THUMB = 64
 _MIN_RESPONSE = 0.1    #: phase-correlation peak below which a shift estimate is not trusted
 _BORDER_KEEP = 0.6     #: share of the outer lines still in place (relative to the fit) below which the grid is searched
-_STRONG = 0.6          #: share of its outer lines a new fit must find drawn on every side
+_STRONG = 0.5          #: share of its outer lines (+-3 px: wobbly lines) a re-found grid must show on every side
 _BAND = 1              #: half-width (canvas px) of the band the outer lines are looked for in
 _MAX_BACKOFF = 16      #: a lost grid is searched for at least on every 16th changed frame
 _SEARCH_SIDE = 720     #: frames are searched for the grid at most this large
@@ -159,7 +159,7 @@ class GridTracker:
         self.searches += 1
         # once the grid was seen, anything new over it (a hand) is likelier than a new grid: lines first
         fit, n = _search(rgb, self.n if self.fixed else None, lines_first=self.seen)
-        if fit is not None and _border(fit.canvas, fit) < _STRONG:
+        if fit is not None and self.seen and _border(fit.canvas, fit, band=3) < _STRONG:
             fit = None  # its outer lines are not all drawn: a quad bent by something over the grid
         if fit is None:
             if kept is not None:  # something crosses the grid, which is still where it was
@@ -203,10 +203,10 @@ class GridTracker:
         return replace(fit, canvas=canvas)
 
 
-def _border(canvas: np.ndarray, fit: GridFit) -> float:
+def _border(canvas: np.ndarray, fit: GridFit, band: int = 1) -> float:
     """Share of the outer lines located in ``fit`` that is drawn there, on the weakest side.
 
-    Along each side, a position counts when the +-1 px band across the line holds ink
+    Along each side, a position counts when the +-``band`` px band across the line holds ink
     (half-way from the paper to the ink): a hand over part of a side leaves the rest, a
     grid that moved by more than the band leaves (almost) nothing.
     """
@@ -215,10 +215,10 @@ def _border(canvas: np.ndarray, fit: GridFit) -> float:
     shares = []
     for pos in (fit.rows[0], fit.rows[-1]):
         p = int(round(pos))
-        shares.append(float((canvas[max(0, p - _BAND):p + _BAND + 1, :].max(axis=0) > level).mean()))
+        shares.append(float((canvas[max(0, p - band):p + band + 1, :].max(axis=0) > level).mean()))
     for pos in (fit.cols[0], fit.cols[-1]):
         p = int(round(pos))
-        shares.append(float((canvas[:, max(0, p - _BAND):p + _BAND + 1].max(axis=1) > level).mean()))
+        shares.append(float((canvas[:, max(0, p - band):p + band + 1].max(axis=1) > level).mean()))
     return min(shares)
 
 
