@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--large-every", type=int, default=6, help="every Nth case may be up to 720p")
     ap.add_argument("--failures", type=Path, help="keep disagreeing videos, references and results here")
     ap.add_argument("--trails", action="store_true", help="also draw agents that leave a trail (harder extra family)")
+    ap.add_argument("--style", choices=("case", "auto"), default="auto",
+                    help="auto: the look read from each video (the default); case: the generator's style as an override")
     args = ap.parse_args(argv)
     agree: Counter[str] = Counter()
     per_behaviour: dict[str, Counter[str]] = defaultdict(Counter)
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             large = args.large_every > 0 and i % args.large_every == args.large_every - 1
             case = make_video_case(args.seed * 100_003 + i, behaviour=behaviour, small=not large, trails=args.trails)
             path = case.write(Path(tmp) / f"{case.id}.mp4")
-            cfg = Config().with_overrides([f"maze.video_style={case.look.style}"])
+            cfg = Config().with_overrides([f"maze.video_style={case.look.style if args.style == 'case' else 'auto'}"])
             t0 = time.perf_counter()
             result = verify_video_file(path, case.spec, config=cfg, id=case.id)
             verify_s += time.perf_counter() - t0

@@ -82,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     from cvcheck.config import Config
-    from cvcheck.maze.task import load_reference
-    from cvcheck.maze.task import verify_video_file
+    from cvcheck.maze.task import load_reference, verify_video_file
     from cvcheck.media.video import iter_frames, probe
 
     short, short_ref, n_short = make_video(args.out / "maze_720p_8s.mp4", 8.0)

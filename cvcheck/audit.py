@@ -13,7 +13,6 @@ pass/fail (an unparseable output fails), MMGR's fractions at their gate endpoint
 
 from __future__ import annotations
 
-import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -151,8 +150,7 @@ def audit_files(a: str | os.PathLike, b: str | os.PathLike, *, metrics: Sequence
     """:func:`audit_records` over two results files."""
     from pathlib import Path
 
-    from .batch.store import read_records
-    from .batch.store import slim
+    from .batch.store import read_records, slim
 
     labels = names or (Path(a).stem, Path(b).stem)
     audit = audit_records(read_records(a, keep=slim).records, read_records(b, keep=slim).records,
@@ -168,19 +166,22 @@ def fmt(value: float | None, *, percent: bool = False) -> str:
 
 
 def audit_text(audit: Audit) -> str:
-    """A plain-text summary (what the CLI prints)."""
-    a, b = audit.names
+    """A plain-text summary (what the CLI prints); names and ids from the data are cleaned of
+    characters a terminal cannot take (lone surrogates, control characters)."""
+    from .report.text import clean_text
+
+    a, b = (clean_text(n) for n in audit.names)
     lines = [f"audit: {a} vs {b}: {audit.matched} matched ids, {len(audit.errors)} with an error (skipped), "
              f"{len(audit.only_a)} only in {a}, {len(audit.only_b)} only in {b}",
              f"{'metric':<28}{'n':>6}{'agree %':>10}{'kappa':>8}{'phi':>8}   [[A0B0 A0B1] [A1B0 A1B1]]"]
     for m in audit.metrics:
         c = m.confusion
-        lines.append(f"{m.metric:<28}{c.n:>6}{fmt(c.agreement, percent=True):>10}{fmt(c.kappa):>8}"
+        lines.append(f"{clean_text(m.metric):<28}{c.n:>6}{fmt(c.agreement, percent=True):>10}{fmt(c.kappa):>8}"
                      f"{fmt(c.phi):>8}   {c.matrix()}")
     lines.append(f"{len(audit.disagreements)} disagreeing sample(s)")
     for d in audit.disagreements[:20]:
-        diffs = ", ".join(f"{k}: {va}->{vb}" for k, (va, vb) in d.metrics.items())
-        lines.append(f"  {d.id} [{d.task}] {diffs}")
+        diffs = ", ".join(f"{clean_text(k)}: {va}->{vb}" for k, (va, vb) in d.metrics.items())
+        lines.append(f"  {clean_text(d.id)} [{clean_text(d.task)}] {diffs}")
     if len(audit.disagreements) > 20:
         lines.append(f"  ... {len(audit.disagreements) - 20} more (see the audit folder)")
     return "\n".join(lines)

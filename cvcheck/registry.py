@@ -11,6 +11,9 @@ that importing the registry stays cheap:
 ``renderer`` (optional)
     ``render_overlay(record, *, config) -> ndarray | None``: the overlay picture of a
     result record (the record's ``sample`` envelope says where its files are).
+``sample_check`` (optional)
+    ``check_sample(sample) -> None``: cheap checks of a sample's fields beyond
+    ``required_fields`` (no file is read), run on every manifest line.
 ``reference_check`` (optional)
     ``check_references(sample, *, config) -> None``: deep checks of the reference fields
     (``cvcheck validate``), raising :class:`~cvcheck.errors.InputError`.
@@ -48,11 +51,14 @@ class Task:
     pipeline: str = "?"                      #: pixel | ocr | vlm | regex | ...
     required_fields: tuple[str, ...] = ()    #: manifest fields besides id/task/answer
     renderer: str | None = None              #: "module:function" drawing a record's overlay
+    sample_check: str | None = None          #: "module:function" checking a sample's fields (no I/O)
     reference_check: str | None = None       #: "module:function" checking a sample's references
     family: str = ""                         #: e.g. "mmgr-vlm": the MMGR VLM-judged tasks (``cvcheck judge``)
+    #: config sections its results' ``config_hash`` covers (``Config.section_hash(*these)``); None: not declared
+    config_sections: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("grader", "renderer", "reference_check"):
+        for name in ("grader", "renderer", "sample_check", "reference_check"):
             target = getattr(self, name)
             if target is not None and ":" not in target:
                 raise InputError(f"task {self.name!r}: {name} must be 'module:function', got {target!r}")
@@ -68,6 +74,10 @@ class Task:
         picture: np.ndarray | None = _resolve(self.renderer)(record, config=config)
         return picture
 
+    def check_sample(self, sample: Mapping[str, Any]) -> None:
+        if self.sample_check is not None:
+            _resolve(self.sample_check)(sample)
+
     def check_references(self, sample: Mapping[str, Any], *, config: Config) -> None:
         if self.reference_check is not None:
             _resolve(self.reference_check)(sample, config=config)
@@ -80,15 +90,17 @@ MMGR_JUDGED = ("maze-vlm", "sudoku-vlm", "arc", "math", "nav-last-mile", "nav-to
 
 #: task name -> Task
 TASKS: dict[str, Task] = {t.name: t for t in (
-    Task("maze", "cvcheck.maze.task:grade_sample", pipeline="pixel", required_fields=("reference",),
-         renderer="cvcheck.maze.task:render_overlay", reference_check="cvcheck.maze.task:check_references"),
+    Task("maze", "cvcheck.maze.task:grade_sample", pipeline="pixel", renderer="cvcheck.maze.task:render_overlay",
+         sample_check="cvcheck.maze.task:check_sample", reference_check="cvcheck.maze.task:check_references",
+         config_sections=("maze",)),
     # images need puzzle or puzzle_image, videos nothing more (clues from their first frames): the grader says so
     Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=(),
-         renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references"),
-    *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm") for name in MMGR_JUDGED),
-    Task("mmvet", "cvcheck.judge.mmvet:grade_sample", pipeline="vlm"),
-    Task("marvel", "cvcheck.judge.marvel:grade_sample", pipeline="regex"),
-    Task("ggbench", "cvcheck.judge.ggbench:grade_sample", pipeline="vlm"),
+         renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references",
+         config_sections=("sudoku",)),
+    *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm", config_sections=("judge",)) for name in MMGR_JUDGED),
+    Task("mmvet", "cvcheck.judge.mmvet:grade_sample", pipeline="vlm", config_sections=("judge",)),
+    Task("marvel", "cvcheck.judge.marvel:grade_sample", pipeline="regex", config_sections=("judge",)),
+    Task("ggbench", "cvcheck.judge.ggbench:grade_sample", pipeline="vlm", config_sections=("judge",)),
 )}
 
 

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ._version import __version__
+from .errors import scrub
 
 SCHEMA_VERSION = "cvcheck.result/1"
 
@@ -105,9 +106,10 @@ def to_jsonable(value: Any) -> Any:
 def normalise(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """A mapping as it will read back from JSON (C-speed path for plain data)."""
     try:
-        return json.loads(json.dumps(mapping, allow_nan=False))
+        plain: dict[str, Any] = json.loads(json.dumps(mapping, allow_nan=False))
     except (TypeError, ValueError):
-        return to_jsonable(dict(mapping))
+        plain = to_jsonable(dict(mapping))
+    return plain
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,7 @@ def error_result(
 ) -> Result:
     """Wrap an exception into an ``error`` result (batch mode never loses a sample)."""
     code = getattr(exc, "code", None) or type(exc).__name__
-    message = str(exc) or type(exc).__name__
+    message = scrub(str(exc)) or type(exc).__name__  # no object addresses: results stay deterministic
     return Result(
         id=id, task=task, pipeline=pipeline, modality=modality, status=Status.ERROR,
         overall=None, error=ErrorInfo(code=str(code), message=message[:2000]),

@@ -1,8 +1,9 @@
 """Shared helpers for the batch/report/audit tests (no tests here).
 
 ``grade_sample`` is a registrable test task whose behaviour a sample chooses:
-``sleep`` seconds, ``boom`` (raise), ``crash`` (kill the worker process), else a
-pass/fail verdict from ``value``. It is importable by spawned workers because pytest
+``started`` (a file to create when grading starts), ``gate`` (a file to wait for before
+going on: the test decides when), ``sleep`` seconds, ``boom`` (raise), ``crash`` (kill
+the worker process), else a pass/fail verdict from ``value``. It is importable by spawned workers because pytest
 puts this folder on ``sys.path`` and workers inherit it.
 """
 
@@ -21,6 +22,10 @@ TARGET = "batch_helpers:grade_sample"
 
 
 def grade_sample(sample: Mapping[str, Any], *, config: Any) -> Result:
+    if sample.get("started"):
+        Path(sample["started"]).touch()
+    if sample.get("gate"):
+        wait_for_file(Path(sample["gate"]))
     if sample.get("sleep"):
         time.sleep(float(sample["sleep"]))
     if sample.get("boom"):
@@ -31,6 +36,18 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any) -> Result:
     return Result(id=str(sample["id"]), task=TASK, pipeline="test", modality="image", status=Status.OK,
                   overall=float(ok), metrics={"cross_wall": int(not ok)},
                   gate=Gate.from_checks({"no_cross_wall": ok}))
+
+
+def wait_for_file(path: Path, *, limit_s: float = 600.0, alive: Any = None) -> None:
+    """Wait until ``path`` exists (an event another process signals by creating it). ``alive``: a
+    ``subprocess.Popen`` whose exit ends the wait with an error. ``limit_s`` only stops a broken test."""
+    deadline = time.monotonic() + limit_s
+    while not path.exists():
+        if alive is not None and alive.poll() is not None:
+            raise AssertionError(f"process {alive.pid} exited ({alive.returncode}) before {path} appeared")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} did not appear within {limit_s:g} s")
+        time.sleep(0.01)
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

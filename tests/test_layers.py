@@ -91,3 +91,24 @@ def test_no_import_cycles() -> None:
         if m not in state:
             visit(m, [m])
     assert cycles == []
+
+
+def test_readme_module_map_matches_the_tree() -> None:
+    """Every path the README's "Where things are" table names exists, and every package of
+    cvcheck is named there (the map is kept with the tree)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Where things are"):]
+    named = set()
+    for row in re.findall(r"^\| `([^|]+)\|", table, flags=re.M):
+        where = row.split("|")[0]
+        names = re.findall(r"`?([\w./]+)`?", where)
+        base = names[0].rstrip("/").rpartition("/")[0]  # later bare names sit beside the first
+        for name in names:
+            path = name if "/" in name.rstrip("/") or not base else f"{base}/{name}"
+            named.add(path.rstrip("/"))
+            assert (root / path).exists(), f"README map names {path}, which does not exist"
+    for pkg in sorted(p.parent.relative_to(root).as_posix() for p in (root / "cvcheck").glob("*/__init__.py")):
+        assert pkg in named, f"cvcheck package {pkg} is missing from the README's module map"

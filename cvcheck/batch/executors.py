@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from ..config import Config
+from ..config import Config, MediaConfig
 from ..errors import InputError
 from ..registry import Task
 from .pool import OnResult, WorkerPool
@@ -34,11 +34,30 @@ class Runner(Protocol):
 
 
 def default_workers() -> int:
-    """The CPUs this process may run on."""
+    """The CPUs this process may run on, fewer when memory could not hold one image per worker.
+
+    A worker may decode one image of up to ``media.max_decoded_bytes`` (default 256 MiB) plus
+    its analysis; workers beyond what the available memory holds at that size are not started.
+    """
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cpus = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        cpus = max(1, os.cpu_count() or 1)
+    per_worker = 2 * MediaConfig().max_decoded_bytes + (256 << 20)
+    available = _available_memory()
+    return cpus if available is None else max(1, min(cpus, available // per_worker))
+
+
+def _available_memory() -> int | None:
+    """MemAvailable from /proc/meminfo in bytes (None where unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def run_serial(samples: Sequence[Mapping[str, Any]], on_result: OnResult, *, config: Config, workers: int,

@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import InputError
 from ..schema import Result
@@ -123,14 +123,20 @@ def load_results(path: str | os.PathLike) -> list[Result]:
 
 
 class ResultWriter:
-    """Append records durably; on open, cut a torn tail left by a killed writer."""
+    """Append records durably; on open, cut a torn tail left by a killed writer.
 
-    def __init__(self, path: str | os.PathLike, *, fsync: bool = True):
+    ``existing`` holds what was in the file, each record cut to the ``keep`` keys (ids only
+    by default). One writer per file at a time: :func:`~cvcheck.batch.runner.run_samples`
+    holds :class:`~cvcheck.batch.lock.ResultsLock` around it.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, fsync: bool = True, keep: Sequence[str] = ("id",)):
         self.path = Path(path)
         self._fd = -1
         if self.path.is_dir():
             raise InputError(f"results file {self.path} is a folder")
-        existing = read_records(self.path, must_exist=False, keep=lambda r: {"id": r["id"]})  # ids only
+        keys = tuple(keep)
+        existing = read_records(self.path, must_exist=False, keep=lambda r: {k: r[k] for k in keys if k in r})
         self.existing = existing
         self._fsync = fsync
         try:

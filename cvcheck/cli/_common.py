@@ -4,13 +4,35 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import os
 import sys
+from collections.abc import Sequence
 from typing import Callable
 
 from ..config import Config
-from ..errors import CvcheckError
+from ..errors import CvcheckError, InputError, scrub
+from ..limits import printable
 from ..schema import Result, Status
+
+MAX_SECONDS = 7 * 24 * 3600   #: the longest time limit a flag accepts (a week)
+MAX_WORKERS = 1024            #: the most worker processes a flag accepts
+
+
+def check_timeout(value: float | None) -> float | None:
+    """A ``--timeout`` value: finite seconds in [0, a week] (0: none); ``inf``, ``nan``, negatives refused."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+        raise InputError(f"timeout must be >= 0 and at most {MAX_SECONDS:,} seconds (0: none), got {value!r}")
+    return value
+
+
+def check_workers(value: int | None) -> int | None:
+    """A ``--workers`` value: 1..1024 (None: the default)."""
+    if value is not None and not 1 <= value <= MAX_WORKERS:
+        raise InputError(f"workers must be an integer in [1, {MAX_WORKERS}], got {value}")
+    return value
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
@@ -32,12 +54,12 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         try:
             return func(args)
         except CvcheckError as exc:
-            print(f"cvcheck: error: {exc}", file=sys.stderr)
+            print(f"cvcheck: error: {safe_text(str(exc))}", file=sys.stderr)
             return 2
         except OSError as exc:  # unreadable/unwritable paths, full disks...
             if isinstance(exc, BrokenPipeError):
                 raise
-            print(f"cvcheck: error: {exc}", file=sys.stderr)
+            print(f"cvcheck: error: {safe_text(scrub(str(exc)))}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             print("cvcheck: interrupted", file=sys.stderr)
@@ -45,7 +67,7 @@ def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         except Exception as exc:  # a bug: one line, the traceback only on request
             if os.environ.get("CVCHECK_DEBUG"):
                 raise
-            print(f"cvcheck: internal error: {type(exc).__name__}: {exc} "
+            print(f"cvcheck: internal error: {type(exc).__name__}: {safe_text(scrub(str(exc)))} "
                   "(set CVCHECK_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
             return 3
 
@@ -81,7 +103,14 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def emit_result(result: Result, *, as_json: bool) -> int:
-    """Print a result; exit 0 for a verdict (ok/unparseable), 1 for an error result."""
-    print(result.to_json(indent=2) if as_json else format_summary(result))
+def safe_text(text: str) -> str:
+    """``text`` printable on any stream: lone surrogates (from undecodable file names) escaped."""
+    return printable(text, limit=len(text))
+
+
+def emit_result(result: Result, *, as_json: bool, extra: Sequence[str] = ()) -> int:
+    """Print a result (a summary then ``extra`` lines, or the JSON); exit 0 for a verdict
+    (ok/unparseable), 1 for an error result."""
+    text = format_summary(result) + "".join(f"\n  {line}" for line in extra)
+    print(result.to_json(indent=2) if as_json else safe_text(text))
     return 1 if result.status is Status.ERROR else 0

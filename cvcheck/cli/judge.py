@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import InputError
 from ._common import add_config_options, config_from_args, guarded
@@ -37,13 +38,26 @@ def _judge_options() -> argparse.ArgumentParser:
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument("--replay", metavar="FILE", help="answer only from recorded judgements (no network)")
     g.add_argument("--record", metavar="FILE", help="write the judgements this run used (replayable JSON)")
-    g.add_argument("--timeout", type=float, help="seconds per request (config judge.timeout_s)")
-    g.add_argument("--retries", type=int, help="retries on 429/5xx/timeouts (config judge.max_retries)")
-    g.add_argument("--concurrency", type=int, help="requests in flight at most (config judge.concurrency)")
+    g.add_argument("--timeout", type=_at_least(float, 0, strict=True),
+                   help="seconds per request attempt, all included (config judge.timeout_s)")
+    g.add_argument("--retries", type=_at_least(int, 0), help="retries on 429/5xx/timeouts (config judge.max_retries)")
+    g.add_argument("--concurrency", type=_at_least(int, 1), help="requests in flight at most (config judge.concurrency)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-o", "--out", metavar="DIR", help="output folder (results, scores, official files)")
     add_config_options(p)
     return p
+
+
+def _at_least(kind: type, low: int, *, strict: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` >= ``low`` (> when ``strict``), else a usage error (exit 2)."""
+    def parse(text: str) -> Any:
+        value = kind(text)  # ValueError -> argparse's "invalid ... value"
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            what = "an integer" if kind is int else "a finite number"
+            raise argparse.ArgumentTypeError(f"must be {what} {'>' if strict else '>='} {low}, got {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -148,23 +162,46 @@ def _resolve_paths(sample: dict[str, Any], base: Path) -> dict[str, Any]:
 
 @guarded
 def _run_mmgr(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
+    import tempfile
 
-    from ..judge.mmgr import grade
+    from ..batch.manifest import validate_sample
+    from ..batch.runner import run_samples
+    from ..batch.store import load_results
     from ..judge.mmgr_spec import SPECS
+    from ..judge.session import using_client
     from ..judge.summary import summarize
+    from .progress import ProgressBar
 
     config = config_from_args(args)
     spec = SPECS[args.mmgr_task]
     base = Path(args.samples).resolve().parent
-    samples = [_resolve_paths({**s, "task": spec.task}, base) for s in _read_jsonl(args.samples)]
+    samples = []
+    for number, row in enumerate(_read_jsonl(args.samples), 1):
+        try:
+            samples.append(validate_sample(_resolve_paths({**row, "task": spec.task}, base), base))
+        except InputError as exc:
+            raise InputError(f"{args.samples} line {number}: {exc}") from None
+    ids = [s["id"] for s in samples]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{args.samples}: duplicate id {next(i for i in ids if ids.count(i) > 1)!r}")
     live = any(s.get("judge_answers") is None and s.get("judge_reply") is None for s in samples)
     client = _client(args, config) if live else None
-    with ThreadPoolExecutor(max_workers=client.concurrency if client else 1) as pool:
-        results = list(pool.map(lambda s: grade(spec, s, config=config, client=client), samples))
     out = _out_dir(args)
-    if out:
-        (out / "results.jsonl").write_text("".join(r.to_json() + "\n" for r in results), encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="cvcheck-judge-") as scratch:
+        path = (out or Path(scratch)) / "results.jsonl"
+        bar = ProgressBar("judging") if sys.stderr.isatty() else None
+        try:
+            if client is not None:
+                with using_client(config.judge, client):
+                    run_samples(samples, path, config=config, executor="thread", workers=client.concurrency,
+                                timeout_s=None, resume=False, progress=bar)
+            else:
+                run_samples(samples, path, config=config, executor="serial", timeout_s=None, resume=False,
+                            progress=bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        results = load_results(path)
     summary = summarize(results).get(spec.task, {})
     lines = [f"{spec.title}: {summary.get('n', 0)} samples, overall {_pct(summary.get('overall'))} "
              f"(ok {summary.get('n_ok', 0)}, unparseable {summary.get('n_unparseable', 0)}, "
@@ -272,8 +309,6 @@ def _run_marvel(args: argparse.Namespace) -> int:
 
 @guarded
 def _run_ggbench(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
     from ..judge import ggbench
 
     config = config_from_args(args)
@@ -283,8 +318,7 @@ def _run_ggbench(args: argparse.Namespace) -> int:
                  for k in ("text", "image", "mid") if getattr(args, f"{k}_prompt")}
     recorded = all(isinstance(i.get(k), str) for i in items for k in ("judge_text", "judge_image", "judge_mid"))
     client = None if recorded else _client(args, config)
-    with ThreadPoolExecutor(max_workers=client.concurrency if client else 1) as pool:
-        parts = list(pool.map(lambda it: ggbench.evaluate_item(it, client=client, templates=templates), items))
+    parts = ggbench.evaluate_all(items, client=client, templates=templates)
     if args.upstream:
         policy: dict[str, Any] = dict(ggbench.UPSTREAM)
     else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -95,27 +96,53 @@ class JudgeCache:
         Path(path).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
         return len(out)
 
-    def import_json(self, path: str | Path) -> int:
-        """Load a recorded-judgement file; returns how many judgements it held."""
+    def import_json(self, path: str | os.PathLike[str]) -> int:
+        """Load a recorded-judgement file; returns how many judgements it held.
+
+        Raises :class:`~cvcheck.errors.InputError` (never anything else) for a file that
+        is missing, not UTF-8, not JSON, nested too deeply or not a list of records.
+        """
         try:
-            records = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InputError(f"cannot read recorded judgements {path}: {exc}") from exc
+            records = json.loads(Path(path).read_bytes().decode("utf-8"))
+        except OSError as exc:
+            raise InputError(f"cannot read recorded judgements {path}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: recorded judgements are not UTF-8 text "
+                             f"(byte {exc.start}: {exc.reason})") from None
+        except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
+            raise InputError(f"{path}: recorded judgements are not valid JSON: {exc}") from None
+        except RecursionError:
+            raise InputError(f"{path}: recorded judgements are nested too deeply to be judgement records") from None
         if not isinstance(records, list):
-            raise InputError(f"{path}: recorded judgements must be a JSON list")
+            raise InputError(f"{path}: recorded judgements must be a JSON list, got {type(records).__name__}")
         for i, rec in enumerate(records):
-            if not isinstance(rec, Mapping) or not isinstance(rec.get("reply"), str):
-                raise InputError(f"{path}: record {i} needs a string 'reply'")
-            req = rec.get("request") or {}
-            key = rec.get("key")
-            if not key:
-                if not isinstance(req, Mapping) or "messages" not in req:
-                    raise InputError(f"{path}: record {i} has neither 'key' nor 'request'")
-                key, req = request_key(req.get("model", rec.get("model", "")), req["messages"],
-                                       req.get("params", {}), req.get("tag", ""))
-            self.put(str(key), model=str(rec.get("model") or req.get("model", "")),
-                     reply=rec["reply"], request=req)
+            self._import_record(rec, f"{path}: record {i}")
         return len(records)
+
+    def _import_record(self, rec: Any, where: str) -> None:
+        if not isinstance(rec, Mapping):
+            raise InputError(f"{where} must be an object with 'key' (or 'request'), 'model' and 'reply'")
+        reply, key, model, req = rec.get("reply"), rec.get("key"), rec.get("model"), rec.get("request")
+        if not isinstance(reply, str):
+            raise InputError(f"{where} needs a string 'reply'")
+        if key is not None and not isinstance(key, str):
+            raise InputError(f"{where}: 'key' must be a string")
+        if model is not None and not isinstance(model, str):
+            raise InputError(f"{where}: 'model' must be a string")
+        if req is not None and not isinstance(req, Mapping):
+            raise InputError(f"{where}: 'request' must be an object")
+        req = req or {}
+        try:
+            if not key:
+                if "messages" not in req:
+                    raise InputError(f"{where} has neither 'key' nor 'request'")
+                key, req = request_key(str(req.get("model", model or "")), req["messages"],
+                                       req.get("params") or {}, str(req.get("tag", "")))
+            self.put(key, model=model or str(req.get("model", "")), reply=reply, request=req)
+        except InputError:
+            raise
+        except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:  # odd messages/params
+            raise InputError(f"{where} is not a usable judgement ({type(exc).__name__}: {exc})") from None
 
     def close(self) -> None:
         with self._lock:

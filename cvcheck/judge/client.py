@@ -1,10 +1,15 @@
 """An OpenAI-compatible chat-completions judge client (standard library only).
 
 * ``POST {base_url}/chat/completions`` with ``Authorization: Bearer <key>``; the key
-  lives only in this object's memory (never in a repr, cache row, result or log).
-* Timeouts on every request; retries with exponential backoff (honouring
-  ``Retry-After``) on HTTP 429, 5xx, timeouts and connection errors; any other
-  failure is returned as an error reply, never raised and never hung on.
+  lives only in this object's memory (never in a repr, cache row, result or log) and
+  goes only to the configured address: redirects are never followed (a 3xx is a
+  ``redirect`` error naming the target), and every text the server sent (reply,
+  reported model, error body, exception message) passes through
+  :func:`~cvcheck.judge.redact.redact` before it reaches a reply.
+* One deadline per attempt (``timeout_s``: connect, headers, body, error body);
+  bodies are capped; retries with exponential backoff (honouring ``Retry-After``) on
+  HTTP 408/409/425/429, 5xx, timeouts, connection errors and bodies cut short; any
+  other failure is returned as an error reply, never raised and never hung on.
 * A concurrency limit shared by every thread using the client.
 * A content-addressed :class:`~cvcheck.judge.cache.JudgeCache`: a cached request is
   answered with no HTTP at all; ``offline=True`` answers only from the cache
@@ -16,25 +21,30 @@ from __future__ import annotations
 import email.utils
 import http.client
 import json
+import math
 import os
 import socket
 import sqlite3
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..config import JudgeConfig
 from ..errors import ConfigError
+from . import transport
 from .cache import JudgeCache, request_key
+from .redact import redact
 
 ENV_BASE_URL = "CVCHECK_JUDGE_BASE_URL"
 ENV_MODEL = "CVCHECK_JUDGE_MODEL"
 ENV_KEYS = ("CVCHECK_JUDGE_API_KEY", "OPENAI_API_KEY")
 _RETRY_STATUS = {408, 409, 425, 429}
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024  #: a longer success body is a ``response_too_large`` error
+MAX_ERROR_BODY_BYTES = 64 * 1024       #: an error body is read up to this, the rest never
+_sleep = time.sleep  # one indirection, so that tests can see the backoff without waiting for it
 
 
 @dataclass(frozen=True)
@@ -103,8 +113,10 @@ class JudgeClient:
             raise ConfigError(f"no judge base URL: set {ENV_BASE_URL} or pass --base-url (or replay recorded judgements)")
         if not model:
             raise ConfigError(f"no judge model: set {ENV_MODEL} or pass --model")
-        if timeout_s <= 0 or max_retries < 0 or concurrency < 1 or backoff_s < 0:
-            raise ConfigError("judge timeout must be > 0, retries >= 0, concurrency >= 1, backoff >= 0")
+        JudgeConfig(timeout_s=timeout_s, max_retries=max_retries, concurrency=concurrency,  # validates
+                    backoff_s=backoff_s, max_backoff_s=max_backoff_s)
+        if not offline:
+            _check_url(base_url or "")
         self.model = model
         self.base_url = (base_url or "").rstrip("/")
         self.timeout_s = float(timeout_s)
@@ -115,6 +127,7 @@ class JudgeClient:
         self.cache = cache
         self.offline = offline
         self.__api_key = api_key or ""
+        self.max_response_bytes = MAX_RESPONSE_BYTES  #: success bodies longer than this are refused
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self._count_lock = threading.Lock()
         self.http_requests = 0  #: HTTP requests actually sent (retries included)
@@ -145,7 +158,7 @@ class JudgeClient:
         """Answer one request: cache first, then HTTP (unless offline). Never raises on I/O."""
         try:
             key, fingerprint = request_key(self.model, request.messages, request.params, request.tag)
-        except (TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
             return JudgeReply(None, self.model, "", "none", error=f"request is not JSON-serialisable: {exc}",
                               error_code="bad_request")
         if self.cache is not None:
@@ -185,6 +198,13 @@ class JudgeClient:
             return None
 
     # -- HTTP -------------------------------------------------------------------------
+    def _reply(self, text: str | None, model: str, key: str, attempts: int, error: str | None = None,
+               code: str | None = None) -> JudgeReply:
+        """A reply built from what the server sent: every text in it redacted."""
+        secrets = (self.__api_key,)
+        return JudgeReply(None if text is None else redact(text, secrets), redact(model, secrets), key, "http",
+                          attempts, None if error is None else redact(error, secrets), code)
+
     def _post_with_retries(self, request: JudgeRequest, key: str) -> JudgeReply:
         payload = {"model": self.model, "messages": list(request.messages), **dict(request.params)}
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
@@ -192,47 +212,48 @@ class JudgeClient:
         for attempt in range(1, self.max_retries + 2):
             retry_after: float | None = None
             try:
-                status, headers, data = self._post(body)
-            except (TimeoutError, socket.timeout) as exc:
-                last_error, last_code = f"timed out after {self.timeout_s:g} s ({exc})", "timeout"
-            except (urllib.error.URLError, ConnectionError, http.client.HTTPException, OSError) as exc:
+                resp = self._post(body)
+            except transport.BodyTooLarge as exc:
+                return self._reply(None, self.model, key, attempt, str(exc), "response_too_large")
+            except http.client.IncompleteRead as exc:
+                last_error, last_code = f"response cut off by the server ({exc!r})", "incomplete_response"
+            except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets...
                 reason = getattr(exc, "reason", exc)
-                if isinstance(reason, (TimeoutError, socket.timeout)):
-                    last_error, last_code = f"timed out after {self.timeout_s:g} s", "timeout"
+                if isinstance(reason, socket.timeout):
+                    last_error, last_code = f"no complete reply within {self.timeout_s:g} s", "timeout"
                 else:
                     last_error, last_code = f"connection failed: {reason}", "connection_error"
+            except ValueError as exc:  # a URL or header the HTTP library refuses
+                return self._reply(None, self.model, key, attempt, f"request failed: {exc}", "judge_error")
             else:
-                if status == 200:
-                    return self._parse_body(data, key, attempt)
-                snippet = data[:200].decode("utf-8", "replace")
-                last_error, last_code = f"HTTP {status}: {snippet}", f"http_{status}"
-                if not (status in _RETRY_STATUS or 500 <= status < 600):
-                    return JudgeReply(None, self.model, key, "http", attempt, last_error, last_code)
-                retry_after = _retry_after(headers.get("Retry-After"))
+                if resp.status == 200:
+                    return self._parse_body(resp.body, key, attempt)
+                if 300 <= resp.status < 400:
+                    return self._reply(None, self.model, key, attempt, _redirect_error(resp, self._url()),
+                                       "redirect")
+                # redact the whole (capped) body before cutting it, so no half key survives the cut
+                snippet = redact(resp.body.decode("utf-8", "replace"), (self.__api_key,))[:200]
+                last_error = f"HTTP {resp.status}: {snippet}" + (f" [{resp.note}]" if resp.note else "")
+                last_code = f"http_{resp.status}"
+                if not (resp.status in _RETRY_STATUS or 500 <= resp.status < 600):
+                    return self._reply(None, self.model, key, attempt, last_error, last_code)
+                retry_after = _retry_after(resp.headers.get("Retry-After"))
             if attempt <= self.max_retries:
-                delay = self.backoff_s * (2 ** (attempt - 1)) if retry_after is None else retry_after
-                time.sleep(min(max(delay, 0.0), self.max_backoff_s))
-        return JudgeReply(None, self.model, key, "http", self.max_retries + 1,
-                          f"gave up after {self.max_retries + 1} attempts: {last_error}", last_code)
+                _sleep(_backoff(attempt, retry_after, self.backoff_s, self.max_backoff_s))
+        return self._reply(None, self.model, key, self.max_retries + 1,
+                           f"gave up after {self.max_retries + 1} attempts: {last_error}", last_code)
 
-    def _post(self, body: bytes) -> tuple[int, Mapping[str, str], bytes]:
-        url = self.base_url if self.base_url.endswith("/chat/completions") else self.base_url + "/chat/completions"
+    def _url(self) -> str:
+        return self.base_url if self.base_url.endswith("/chat/completions") else self.base_url + "/chat/completions"
+
+    def _post(self, body: bytes) -> transport.Response:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.__api_key:
             headers["Authorization"] = "Bearer " + self.__api_key
-        req = urllib.request.Request(url, data=body, headers=headers, method="POST")
         with self._count_lock:
             self.http_requests += 1
-        deadline = time.monotonic() + self.timeout_s
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                return resp.status, resp.headers, _read_until(resp, deadline)
-        except urllib.error.HTTPError as exc:
-            try:
-                data = exc.read()
-            except (OSError, http.client.HTTPException):
-                data = b""
-            return exc.code, exc.headers or {}, data
+        return transport.post(self._url(), body, headers, timeout_s=self.timeout_s,
+                              max_body=self.max_response_bytes, max_error_body=MAX_ERROR_BODY_BYTES)
 
     def _parse_body(self, data: bytes, key: str, attempt: int) -> JudgeReply:
         try:
@@ -246,29 +267,44 @@ class JudgeClient:
             if not isinstance(content, str):
                 raise TypeError(f"content is {type(content).__name__}")
             model = doc.get("model") or self.model
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            return JudgeReply(None, self.model, key, "http", attempt,
-                              f"malformed chat completion from the server ({type(exc).__name__}: {exc})",
-                              "bad_response")
-        return JudgeReply(content, str(model), key, "http", attempt)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
+            return self._reply(None, self.model, key, attempt,
+                               f"malformed chat completion from the server ({type(exc).__name__}: {exc})",
+                               "bad_response")
+        return self._reply(content, str(model), key, attempt)
 
 
-MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+def _check_url(url: str) -> None:
+    """Refuse a base URL that is not ``http(s)://host...`` (``file:`` and the like included)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # a bad port or IPv6 literal
+        ok = False
+    if not ok:
+        raise ConfigError(f"judge base URL must be http(s)://host[:port]/path, got {url!r}")
 
 
-def _read_until(resp: Any, deadline: float) -> bytes:
-    """Read a body in chunks, giving up at ``deadline`` (a trickling server cannot hang us)."""
-    chunks, size = [], 0
-    while True:
-        if time.monotonic() > deadline:
-            raise TimeoutError("response body not complete before the deadline")
-        chunk = resp.read1(65536) if hasattr(resp, "read1") else resp.read(65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_RESPONSE_BYTES:
-            raise http.client.HTTPException(f"response larger than {MAX_RESPONSE_BYTES} bytes")
-        chunks.append(chunk)
+def _origin(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname}{port}" if parts.hostname else "(no host)"
+
+
+def _redirect_error(resp: transport.Response, url: str) -> str:
+    location = resp.headers.get("Location")
+    try:
+        where = _origin(urllib.parse.urljoin(url, location)) if location else "(no Location header)"
+    except ValueError:
+        where = "(an unreadable Location)"
+    return (f"HTTP {resp.status}: the server redirects to {where}; redirects are not followed "
+            f"(the API key goes only to {_origin(url)}): set the judge base URL to the final address")
+
+
+def _backoff(attempt: int, retry_after: float | None, backoff_s: float, max_backoff_s: float) -> float:
+    """Seconds to wait after failed attempt ``attempt``: ``Retry-After`` or doubling, capped."""
+    delay = backoff_s * 2.0 ** min(attempt - 1, 60) if retry_after is None else retry_after
+    return min(max(delay, 0.0), max_backoff_s)
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -276,11 +312,10 @@ def _retry_after(value: str | None) -> float | None:
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None

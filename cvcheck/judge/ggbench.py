@@ -136,6 +136,15 @@ def evaluate_item(item: Mapping[str, Any], *, client: JudgeClient | None = None,
     return parts
 
 
+
+def evaluate_all(items: Sequence[Mapping[str, Any]], *, client: JudgeClient | None = None,
+                 templates: Mapping[str, str] | None = None) -> list[dict[str, Part]]:
+    """Score every item, in order (``client.concurrency`` at a time when judging live)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=client.concurrency if client is not None else 1) as pool:
+        return list(pool.map(lambda it: evaluate_item(it, client=client, templates=templates), items))
+
 def _policy(value: Any, metric: str) -> str:
     pol = value.get(metric, "exclude") if isinstance(value, Mapping) else value
     if pol not in ("min", "zero", "exclude"):

@@ -169,7 +169,7 @@ def grade(spec: TaskSpec, sample: Mapping[str, Any], *, config: Config,
     sid = str(sample.get("id", ""))
     answer = sample.get("answer")
     modality = str(sample.get("modality") or ("video" if answer and is_video(answer) else "image"))
-    head = dict(id=sid, task=spec.task, pipeline="vlm", modality=modality,
+    head: dict[str, Any] = dict(id=sid, task=spec.task, pipeline="vlm", modality=modality,
                 config_hash=config.section_hash("judge"))
     try:
         if modality not in ("image", "video"):

@@ -216,7 +216,7 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None,
     from ..schema import Result, Status, error_result
 
     cfg = config or Config()
-    head = dict(id=str(sample.get("id", "")), task="mmvet", pipeline="vlm", modality="text",
+    head: dict[str, Any] = dict(id=str(sample.get("id", "")), task="mmvet", pipeline="vlm", modality="text",
                 config_hash=cfg.section_hash("judge"))
     try:
         recorded = sample.get("grades")
@@ -252,4 +252,4 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None,
     status = Status.UNPARSEABLE if all(gave_up) else Status.OK
     if status is Status.UNPARSEABLE:
         details["reason"] = "no readable score in five tries (official rule: 0.0)"
-    return Result(status=status, overall=metrics["score"], metrics=metrics, details=details, **head)
+    return Result(status=status, overall=float(sum(scores) / len(scores)), metrics=metrics, details=details, **head)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import JudgeConfig
@@ -37,11 +39,33 @@ def replay_client(path: str | os.PathLike, *, model: str | None = None) -> Judge
     return JudgeClient(model=chosen or "recorded", cache=cache, offline=True)
 
 
-def default_client(config: JudgeConfig) -> JudgeClient:
-    """One shared client per (config, environment), so batch graders share the limit and cache."""
+def _key(config: JudgeConfig) -> tuple:
     env_key = tuple(os.environ.get(k, "") for k in (
         "CVCHECK_JUDGE_BASE_URL", "CVCHECK_JUDGE_MODEL", "CVCHECK_JUDGE_CACHE", "CVCHECK_JUDGE_REPLAY"))
-    key = (config, env_key)
+    return (config, env_key)
+
+
+@contextmanager
+def using_client(config: JudgeConfig, client: JudgeClient) -> Iterator[JudgeClient]:
+    """Within the block, graders given ``config`` judge with ``client`` (one the caller built,
+    e.g. from command-line options) instead of the environment's (in this process only)."""
+    key = _key(config)
+    with _LOCK:
+        previous = _CLIENTS.get(key)
+        _CLIENTS[key] = client
+    try:
+        yield client
+    finally:
+        with _LOCK:
+            if previous is None:
+                _CLIENTS.pop(key, None)
+            else:
+                _CLIENTS[key] = previous
+
+
+def default_client(config: JudgeConfig) -> JudgeClient:
+    """One shared client per (config, environment), so batch graders share the limit and cache."""
+    key = _key(config)
     with _LOCK:
         if key not in _CLIENTS:
             replay = os.environ.get("CVCHECK_JUDGE_REPLAY")

@@ -35,7 +35,7 @@ def summarize(results: Sequence[Result]) -> dict[str, Any]:
         if spec is not None and spec.cascade:
             entry["cascade"] = {c: means.get(c) for c in spec.cascade}
             grid, color = means.get("grid_integrity"), means.get("color_accuracy")
-            entry["cascade"]["color_to_grid_ratio"] = color / grid if grid else None
+            entry["cascade"]["color_to_grid_ratio"] = color / grid if grid and color is not None else None
         out[task] = entry
     return out
 

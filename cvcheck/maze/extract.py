@@ -119,7 +119,11 @@ def fit_lattice_box(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, in
 def rectify(image: np.ndarray, box: Box, *, lattice_shape: tuple[int, int], cell_px: int) -> np.ndarray:
     """Crop ``box`` and resample it onto a canvas of ``cell_px`` pixels per lattice cell."""
     t, l, b, r = box
-    crop = image[t:b, l:r]
+    h, w = image.shape[:2]
+    crop = image[max(0, t):min(h, b), max(0, l):min(w, r)]
+    need = (max(0, -t), max(0, b - h), max(0, -l), max(0, r - w))
+    if any(need):  # a box reaching past the picture's edge (a maze drawn to the edge, lines look)
+        crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
     size = (lattice_shape[1] * cell_px, lattice_shape[0] * cell_px)
     fy, fx = crop.shape[0] // size[1], crop.shape[1] // size[0]
     if fy >= 2 and fx >= 2:
@@ -215,7 +219,7 @@ def parse_reference(image: np.ndarray, *, lattice_shape: tuple[int, int] | None 
     if posts < 0.9 or cells < 0.9:
         raise InputError(
             f"reference does not look like an MMGR lattice maze of {lr}x{lc} "
-            f"(wall posts {posts:.0%}, open cells {cells:.0%}); pass the grid size explicitly")
+            f"(wall posts {posts:.0%}, open cells {cells:.0%})")
     green = cell_fractions(cls == colors.GREEN, lattice_shape)
     red = cell_fractions(cls == colors.RED, lattice_shape)
     if green.max() < 0.2 or red.max() < 0.2:

@@ -46,6 +46,7 @@ class MazeSpec:
     start: Cell
     goal: Cell
     solution: tuple[Cell, ...] = field(default=())
+    solution_given: bool = True  #: False when computed: then any shortest path is as good (see :meth:`solution_for`)
 
     @classmethod
     def from_lattice(cls, walls: np.ndarray, *, start: Cell, goal: Cell,
@@ -61,7 +62,8 @@ class MazeSpec:
         sol = tuple(solution) if solution is not None else shortest_path(walls, s, g)
         walls = walls.copy()
         walls.setflags(write=False)
-        return cls(walls=walls, start=s, goal=g, solution=tuple((int(c[0]), int(c[1])) for c in sol))
+        return cls(walls=walls, start=s, goal=g, solution=tuple((int(c[0]), int(c[1])) for c in sol),
+                   solution_given=solution is not None)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -86,6 +88,22 @@ class MazeSpec:
                 else:
                     edges.append(((r // 2 - 1, c // 2), (r // 2, c // 2)))
         return edges
+
+    def solution_for(self, cells: frozenset[Cell] | set[Cell]) -> frozenset[Cell]:
+        """The solution body an answer covering ``cells`` is scored against.
+
+        A given solution is used as is. A computed one (no solution was given) is, when the
+        maze has several shortest paths, the shortest path sharing the most cells with the
+        answer: any shortest path solves the maze.
+        """
+        if self.solution_given or self.shortest_paths() < 2:
+            return self.solution_body
+        best = best_shortest_path(self.walls, self.start, self.goal, prefer=cells)
+        return frozenset(best) - {self.start, self.goal}
+
+    def shortest_paths(self, *, limit: int = 2) -> int:
+        """How many shortest start-goal paths the maze has (counted up to ``limit``)."""
+        return count_shortest_paths(self.walls, self.start, self.goal, limit=limit)
 
     @cached_property
     def _as_json(self) -> str:
@@ -155,6 +173,72 @@ def shortest_path(open_mask_or_walls: np.ndarray, start: Cell, goal: Cell, *,
                 queue.append(nxt)
     if goal not in prev:
         return ()
+    path = [goal]
+    while path[-1] != start:
+        path.append(prev[path[-1]])
+    return tuple(reversed(path))
+
+
+def _layers(walls: np.ndarray, start: Cell) -> np.ndarray:
+    """BFS distance of every open lattice cell from ``start`` (-1: unreachable)."""
+    h, w = walls.shape
+    dist = np.full((h, w), -1, np.int64)
+    if walls[start]:
+        return dist
+    dist[start] = 0
+    queue = deque([start])
+    while queue:
+        r, c = queue.popleft()
+        for dr, dc in _STEPS:
+            a, b = r + dr, c + dc
+            if 0 <= a < h and 0 <= b < w and not walls[a, b] and dist[a, b] < 0:
+                dist[a, b] = dist[r, c] + 1
+                queue.append((a, b))
+    return dist
+
+
+def _on_shortest(walls: np.ndarray, start: Cell, goal: Cell) -> tuple[np.ndarray, np.ndarray]:
+    """Distances from start and from goal, and the mask of cells on some shortest path."""
+    ds, dg = _layers(walls, start), _layers(walls, goal)
+    total = ds[goal]
+    return ds, (ds >= 0) & (dg >= 0) & (ds + dg == total) if total >= 0 else np.zeros_like(walls, bool)
+
+
+def count_shortest_paths(walls: np.ndarray, start: Cell, goal: Cell, *, limit: int = 2) -> int:
+    """Number of distinct shortest 4-connected paths start -> goal, capped at ``limit`` (0: none)."""
+    ds, on = _on_shortest(walls, start, goal)
+    if not on.any():
+        return 0
+    ways = np.zeros(walls.shape, np.int64)
+    ways[start] = 1
+    for r, c in sorted(zip(*np.nonzero(on)), key=lambda p: ds[p]):
+        if (r, c) == start:
+            continue
+        ways[r, c] = min(limit, sum(int(ways[r + dr, c + dc]) for dr, dc in _STEPS
+                                    if 0 <= r + dr < walls.shape[0] and 0 <= c + dc < walls.shape[1]
+                                    and on[r + dr, c + dc] and ds[r + dr, c + dc] == ds[r, c] - 1))
+    return int(ways[goal])
+
+
+def best_shortest_path(walls: np.ndarray, start: Cell, goal: Cell, *,
+                       prefer: frozenset[Cell] | set[Cell]) -> tuple[Cell, ...]:
+    """The shortest start -> goal path through the most ``prefer`` cells (ties: row-major first)."""
+    ds, on = _on_shortest(walls, start, goal)
+    if not on.any():
+        return ()
+    score = np.full(walls.shape, -1, np.int64)
+    prev: dict[Cell, Cell] = {}
+    score[start] = int(start in prefer)
+    for r, c in sorted(zip(*np.nonzero(on)), key=lambda p: (ds[p], p)):
+        cell = (int(r), int(c))
+        if cell == start:
+            continue
+        for dr, dc in _STEPS:
+            p = (cell[0] + dr, cell[1] + dc)
+            if 0 <= p[0] < walls.shape[0] and 0 <= p[1] < walls.shape[1] and on[p] and ds[p] == ds[cell] - 1 \
+                    and score[p] > score[cell] - int(cell in prefer):
+                score[cell] = score[p] + int(cell in prefer)
+                prev[cell] = p
     path = [goal]
     while path[-1] != start:
         path.append(prev[path[-1]])

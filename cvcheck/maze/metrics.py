@@ -108,6 +108,7 @@ class PathMatch:
     target_achievement: float     #: share of the solution's cells covered
     connected: bool               #: a continuous path links start and goal
     length_ratio: float           #: path cells / solution cells
+    solution: frozenset[Cell] = frozenset()  #: the solution body scored against (see MazeSpec.solution_for)
 
 
 def path_to_cells(path: np.ndarray, k: int, *, coverage: float) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +127,7 @@ def path_match(path: np.ndarray, spec: MazeSpec, k: int, cfg: MazeConfig) -> tup
     on = cover > cfg.path_cell_coverage
     on[spec.start] = on[spec.goal] = False
     cells = frozenset((int(r), int(c)) for r, c in np.argwhere(on))
-    solution = spec.solution_body
+    solution = spec.solution_for(cells)
     ref_mask = np.zeros(spec.walls.shape, bool)
     for p in solution:
         ref_mask[p] = True
@@ -145,6 +146,7 @@ def path_match(path: np.ndarray, spec: MazeSpec, k: int, cfg: MazeConfig) -> tup
         target_achievement=len(cells & solution) / len(solution) if solution else 0.0,
         connected=connected,
         length_ratio=len(cells) / len(solution) if solution else 0.0,
+        solution=solution,
     ), dilated
 
 

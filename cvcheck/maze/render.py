@@ -53,7 +53,7 @@ def render_overlay(analysis: MazeImageAnalysis, result: Result, *, min_side: int
     k = k0 * scale
     img = cv2.resize(analysis.canvas, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
     spec = analysis.spec
-    solution = spec.solution_body
+    solution = analysis.path.solution
     _tint(img, solution - analysis.path.cells, k, MISSED, 0.55)
     _tint(img, analysis.path.cells - solution - {p for p, _ in analysis.crossing.crossed}, k, EXTRA, 0.45)
     walls = np.repeat(np.repeat(spec.walls.astype(np.uint8), k, 0), k, 1)

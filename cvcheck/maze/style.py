@@ -42,8 +42,10 @@ class StyleProfile:
     agent_hue: tuple[int, int]          #: agent colour window (inclusive)
     goal_hue: tuple[int, int]           #: goal colour window (inclusive; lo > hi wraps)
     min_saturation: int = 80            #: S at or above this counts as coloured
+    agent_min_saturation: int | None = None  #: the agent's own S floor (None: ``min_saturation``)
     min_value: int = 90                 #: V at or above this counts as coloured
     agent_min_area: float = 0.12        #: smallest agent blob, in lattice cells^2 (partial occlusion)
+    agent_area: float | None = None     #: the agent's own area (lattice cells^2) when learned
     goal_min_area: float = 0.12         #: smallest goal blob, in lattice cells^2
     goal_changes_on_arrival: bool = False  #: the goal icon may change/vanish once the agent arrives
     agent_is_start: bool = True         #: the agent's first position is the start marker
@@ -55,6 +57,11 @@ class StyleProfile:
             lo, hi = getattr(self, name)
             if not (0 <= lo < 180 and 0 <= hi < 180):
                 raise InputError(f"style {name} must be OpenCV hues in [0, 180), got {(lo, hi)}")
+
+    @property
+    def agent_saturation(self) -> int:
+        """The S floor of agent pixels (a pale trail behind a vivid agent is not the agent)."""
+        return self.min_saturation if self.agent_min_saturation is None else self.agent_min_saturation
 
 
 STYLES: dict[str, StyleProfile] = {

@@ -33,6 +33,7 @@ MIN_TRACKLET = 2      #: shorter tracklets are noise (unless nothing else exists
 STATIC_SPAN = 0.6     #: a tracklet moving less than this (lattice cells) is a static marker
 SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split off from it
 SPLIT_MIN = 0.5       #: ... and at least this far from it (two blobs, not one flickering)
+SPLIT_WATCH = 8       #: frames the followed object must stay still after a mover appears
 
 
 @dataclass
@@ -179,7 +180,10 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
         for tr in pool:
             if not (current.start < tr.start <= current.end):
                 continue
-            rest = [b for f, b in zip(current.frames, current.blobs) if f >= tr.start]
+            # the followed object while the mover exists (the agent may come back over it later),
+            # over at least SPLIT_WATCH frames (a slow agent looks still over a few)
+            rest = [b for f, b in zip(current.frames, current.blobs)
+                    if tr.start <= f <= max(tr.end, tr.start + SPLIT_WATCH)]
             pts = np.array([[b.row, b.col] for b in rest])
             apart = float(np.hypot(*(tr.first() - pts[-1]))) if len(rest) else 0.0
             moves = not _static(tr) or apart >= SPLIT_MIN

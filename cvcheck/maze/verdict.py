@@ -9,6 +9,7 @@ loop, path <= 1.3x the solution).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -55,11 +56,11 @@ def _path_metrics(path: PathMatch, loops: list[Any], spec: MazeSpec) -> dict[str
     return {"target_achievement_score": round(path.target_achievement, 6), "path_connected": path.connected,
             "path_iou": round(path.iou, 6), "path_precision": round(path.precision, 6),
             "path_recall": round(path.recall, 6), "path_length_ratio": round(path.length_ratio, 6),
-            "loops": len(loops), "path_cells": len(path.cells), "solution_cells": len(spec.solution_body)}
+            "loops": len(loops), "path_cells": len(path.cells), "solution_cells": len(path.solution)}
 
 
 def _path_details(path: PathMatch, spec: MazeSpec) -> dict[str, Any]:
-    solution = spec.solution_body
+    solution = path.solution
     return {"maze": spec.to_dict(),
             "missed_cells": [list(p) for p in sorted(solution - path.cells)],
             "extra_cells": [list(p) for p in sorted(path.cells - solution)]}
@@ -124,7 +125,7 @@ def image_result(a: MazeImageAnalysis, *, id: str, config: MazeConfig, config_ha
         "path_maze_cells": [list(lattice_to_cell(p)) for p in walk if p[0] % 2 and p[1] % 2],
         "crossings": crossing_details(a.crossing, a.spec.walls.shape),
         "loops": [{"row": round(r, 2), "col": round(c, 2), "area": round(s, 3)} for r, c, s in a.loops],
-        "alignment": {"box": list(a.box), "ecc_refined": a.aligned, "canvas_cell_px": a.k},
+        "alignment": {"box": list(a.box), "ecc_refined": a.aligned, "canvas_cell_px": a.k, "walls": a.walls},
         "notes": _image_notes(a, checks, config),
     }
     return _result(checks, metrics, details, id=id, modality="image", config_hash=config_hash)
@@ -144,6 +145,8 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
     notes = []
     if a.read.get("truncated"):
         notes.append(f"video truncated/corrupt: analysed {a.frames} frame(s) ({a.read.get('error')})")
+    if a.read.get("max_frames_reached"):
+        notes.append(f"only the first {a.read.get('max_frames')} frames were read (media.max_frames); it goes on")
     if not checks["layout_match"]:
         worst = int(np.argmin(a.ious))
         notes.append(f"layout: min wall IoU {a.ious.min():.3f} at frame {worst} (needs > {cfg.layout_iou_min})")
@@ -218,8 +221,42 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
         "path_maze_cells": [list(lattice_to_cell(p)) for i, p in enumerate(a.cells)
                             if p[0] % 2 and p[1] % 2 and (i == 0 or a.cells[i - 1] != p)],
         "goal": {"first_arrival": a.settling.first_arrival, "final_occluded": a.settling.final_occluded},
+        "detected": a.detected(),
         "alignment": {"box": list(a.box) if a.box else None, "relocations": a.relocations,
                       "canvas_cell_px": a.k, "track_pieces": [list(p) for p in tr.pieces]},
         "notes": _video_notes(a, checks, config),
     }
     return _result(checks, _video_metrics(a, checks), details, id=id, modality="video", config_hash=config_hash)
+
+
+_SOURCES = {"video": "read from the video's first frames", "reference": "the MMGR solution image",
+            "puzzle": "read from the puzzle image", "maze": "the maze file"}
+_HOW = {"moved": "the blob that moved away from the start", "appeared": "the blob that appeared on the start",
+        "on_start_marker": "the blob on the start marker", "start_marker": "the start marker itself",
+        "default": "not seen: the start marker's colour assumed"}
+
+
+def describe_reading(details: Mapping[str, Any]) -> list[str]:
+    """One line each on where the maze came from and what was detected in a video (for people)."""
+    lines = []
+    source = details.get("maze_source")
+    found = details.get("detected")
+    seen: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    maze: Mapping[str, Any] = seen["maze"] if isinstance(seen.get("maze"), Mapping) else {}
+    if source in _SOURCES:
+        graph: Mapping[str, Any] = details["maze"] if isinstance(details.get("maze"), Mapping) else {}
+        grid = maze.get("grid") or [graph.get("rows"), graph.get("cols")]
+        size = f" ({grid[0]}x{grid[1]} cells)" if isinstance(grid, list) and None not in grid else ""
+        lines.append(f"maze: {_SOURCES[source]}{size}")
+    if maze:
+        walls = maze.get("walls")
+        thick = maze.get("wall_thickness_cells")
+        lines.append(f"looks: {walls} walls" + (f" {thick:.2f} cell thick" if isinstance(thick, float) else "")
+                     + "".join(f", {name} marker at cell {tuple(m['cell'])} rgb {tuple(m['rgb'])}"
+                               for name in ("start", "goal") if isinstance(m := maze.get(name), Mapping)))
+    agent = seen.get("agent")
+    if isinstance(agent, Mapping):
+        lines.append(f"agent: hue {agent.get('hue')} (window {agent.get('hue_window')}), "
+                     f"{agent.get('area_cells')} cells^2, "
+                     f"found as {_HOW.get(str(agent.get('identified_by')), agent.get('identified_by'))}")
+    return lines

@@ -72,9 +72,9 @@ def verify_image(answer: np.ndarray, reference: Reference, *, config: Config | M
     return image_result(analysis, id=id, config=full.maze, config_hash=chash)
 
 
-def verify_video(frames: Iterable[np.ndarray], reference: Reference, *,
+def verify_video(frames: Iterable[np.ndarray], reference: Reference | None = None, *,
                  config: Config | MazeConfig | None = None, id: str = "",
-                 style: str | StyleProfile | None = None) -> Result:
+                 style: str | StyleProfile | None = None, fps: float | None = None) -> Result:
     """Grade a generated maze-solving video given as RGB frames (MMGR's video extension).
 
     Parameters
@@ -83,12 +83,17 @@ def verify_video(frames: Iterable[np.ndarray], reference: Reference, *,
         The answer's frames, consumed once (memory does not grow with the length);
         every ``maze.video_stride``-th is analysed. Files:
         :func:`cvcheck.maze.task.verify_video_file` streams them.
-    reference : ndarray or MazeSpec
-        The reference solution image or a parsed spec (the grid size comes from it).
+    reference : ndarray or MazeSpec, optional
+        The reference solution image or a parsed spec (from a puzzle image or a maze
+        file: :mod:`cvcheck.maze.task`); None: the maze is read from the video's own
+        first frames (the puzzle the model was given).
     config : Config or MazeConfig, optional
         Thresholds (MMGR defaults); ``maze.video_*`` for the video-specific ones.
     style : str or StyleProfile, optional
-        ``mmgr`` (default, or ``maze.video_style``) or ``mazeplot``.
+        ``auto`` (default, or ``maze.video_style``): the look is read from the video;
+        ``mmgr`` or ``mazeplot`` fix the colours and wall kind.
+    fps : float, optional
+        The frame rate, for the settle window (``maze.video_settle_seconds``); 24 if None.
 
     Returns
     -------
@@ -106,7 +111,9 @@ def verify_video(frames: Iterable[np.ndarray], reference: Reference, *,
             if i % stride == 0:
                 yield as_rgb(frame, name=f"frame {i}")
 
-    analysis = analyse_video(every_stride(), as_spec(reference), config=full.maze, style=style)
+    spec = as_spec(reference) if reference is not None else None
+    analysis = analyse_video(every_stride(), spec, config=full.maze, style=style,
+                             fps=fps / stride if fps else None)
     if isinstance(analysis, Unparseable):
         return unparseable(analysis.reason, id=id, config_hash=chash, modality="video")
     analysis.read = {"frames_read": analysis.frames, "frames_decoded": seen[0], "truncated": False, "error": None,

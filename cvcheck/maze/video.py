@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,9 @@ import numpy as np
 from ..config import MazeConfig
 from ..schema import Unparseable
 from .lattice import Cell, MazeSpec
+from .look import AgentLook, detected_profile, learn_agent
 from .metrics import PathMatch, path_loops, path_match, upscale_cells
+from .read import MazeLook, MazeReading, read_maze
 from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .video_frames import FrameAnalyser, FrameObs
@@ -33,7 +36,9 @@ from .video_metrics import (
 )
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
+LEARN_FRAMES = 12    #: frames (from the first readable one) the agent's look is learned from
 GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell
+DEFAULT_FPS = 24.0   #: frame rate assumed for frames given without one
 
 #: ``on_canvas(frame_index, canvas)``: called with each analysed frame's canvas (overlays keep some)
 CanvasSink = Callable[[int, np.ndarray], None]
@@ -60,26 +65,53 @@ class MazeVideoAnalysis:
     start_offset: float | None       #: maze cells
     box: tuple[int, int, int, int] | None
     relocations: int
+    look: MazeLook | None = None     #: how the video draws the maze (read from its first frames)
+    agent: AgentLook | None = None   #: how it draws the agent (learned)
+    maze_frame: int = 0              #: the frame the maze was read from
     read: dict[str, Any] = field(default_factory=dict)  #: how the frames were read (set by the file reader)
 
     @property
     def frames(self) -> int:
         return len(self.ious)
 
+    def detected(self) -> dict[str, Any]:
+        """What was detected, for the result's details."""
+        return {"style": self.style.name, "walls": self.style.walls, "maze_frame": self.maze_frame,
+                "maze": self.look.to_dict() if self.look else None,
+                "agent": self.agent.to_dict() if self.agent else None, "canvas_cell_px": self.k}
 
-def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec, *, config: MazeConfig,
-                  style: str | StyleProfile | None = None,
+
+def canvas_scale(agent: AgentLook, config: MazeConfig, grid: tuple[int, int]) -> int:
+    """Canvas pixels per lattice cell: ``maze.video_canvas_cell_px``, more for a small agent
+    (about 6 canvas pixels across it: resampling pales its rim), up to 24, or up to a canvas
+    about 480 pixels wide for few cells (a 4-px dot in a 3x3 maze at 720p), at most 64."""
+    across = 2.0 * 2.0 * float(np.sqrt(max(agent.area, 1e-6) / np.pi))  # diameter, lattice cells
+    cap = min(64.0, max(24.0, 480.0 / (2 * max(grid) + 1)))
+    return int(min(cap, max(config.video_canvas_cell_px, np.ceil(6.0 / across))))
+
+
+def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config: MazeConfig,
+                  style: str | StyleProfile | None = None, fps: float | None = None,
                   on_canvas: CanvasSink | None = None) -> MazeVideoAnalysis | Unparseable:
     """Analyse an answer video given as RGB frames (consumed once, in order).
+
+    The maze's look (where it is, how thick its walls are, its markers) is read from the
+    first readable frame, and the agent's look learned from the next few
+    (:mod:`.look`); then every frame is analysed.
 
     Parameters
     ----------
     frames : iterable of ndarray (H, W, 3) uint8
         The answer's frames (e.g. a :class:`~cvcheck.media.video.FrameReader`).
-    spec : MazeSpec
+    spec : MazeSpec or None
+        The maze (from a reference, a puzzle image or a spec file); None: read it from
+        the video's own first frames (the puzzle the model was given).
     config : MazeConfig
     style : str or StyleProfile, optional
-        ``mmgr`` (default: ``config.video_style``) or ``mazeplot``.
+        ``auto`` (default: ``config.video_style``): the look detected; ``mmgr`` or
+        ``mazeplot`` (or a profile): fixed colour windows and wall kind.
+    fps : float, optional
+        The frame rate (the settle window is ``maze.video_settle_seconds``); 24 if unknown.
     on_canvas : callable, optional
         Receives ``(frame index, canvas)`` for every analysed frame (for overlays).
 
@@ -87,27 +119,50 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec, *, config: MazeC
     -------
     MazeVideoAnalysis, or Unparseable when no maze is found in the first frames.
     """
-    prof = get_style(style or config.video_style)
-    analyser = FrameAnalyser(spec, prof, config)
-    obs: list[FrameObs] = []
-    for i, frame in enumerate(frames):
-        if analyser.box is None:
-            if i >= LOCATE_WITHIN:
-                break
-            if not analyser.locate(frame):
-                obs.append(FrameObs(index=i, iou=0.0, agents=(), goal=None, located=False))
-                continue
+    it = iter(frames)
+    head: list[np.ndarray] = []
+    reading: MazeReading | Unparseable = Unparseable("the video has no frames")
+    grid = config.grid_shape()
+    for frame in it:
+        head.append(frame)
+        reading = read_maze(frame, known=spec, grid=grid)
+        if not isinstance(reading, Unparseable) or len(head) >= LOCATE_WITHIN:
+            break
+    if isinstance(reading, Unparseable):
+        return Unparseable(f"no maze read in the first {len(head)} frame(s): {reading.reason}")
+    first = len(head) - 1
+    maze = spec or reading.spec
+    for frame in it:  # a few more frames to learn the agent from
+        head.append(frame)
+        if len(head) - first >= LEARN_FRAMES:
+            break
+    agent = learn_agent(head[first:], reading.look, maze)
+    chosen = style or config.video_style
+    prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
+    analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape))
+    obs = [FrameObs(index=i, iou=0.0, agents=(), goal=None, located=False) for i in range(first)]
+    for i, frame in enumerate(chain(head[first:], it), start=first):
         ob, canvas = analyser.analyse(frame, i)
         obs.append(ob)
         if on_canvas is not None:
             on_canvas(i, canvas)
-    if analyser.box is None:
-        return Unparseable(f"no {prof.walls} maze found in the first {min(len(obs), LOCATE_WITHIN)} frame(s)")
-    return _analyse_observations(obs, spec, prof, config, analyser)
+    settle = max(1, int(round(config.video_settle_seconds * (fps or DEFAULT_FPS))))
+    analysis = _analyse_observations(obs, maze, prof, config, analyser, settle=settle,
+                                     line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None)
+    analysis.look, analysis.agent, analysis.maze_frame = reading.look, agent, first
+    return analysis
+
+
+def _line_halfwidth(look: MazeLook, agent: AgentLook) -> float:
+    """Half-width (lattice cells) of the band around a line wall that the agent's centre must
+    enter for a contact: half the drawn line plus half the agent's radius (min 0.1)."""
+    radius = 2.0 * float(np.sqrt(max(agent.area, 1e-6) / np.pi))
+    return max(0.1, look.wall_thickness + 0.5 * radius)
 
 
 def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfile, cfg: MazeConfig,
-                          analyser: FrameAnalyser) -> MazeVideoAnalysis:
+                          analyser: FrameAnalyser, *, settle: int,
+                          line_halfwidth: float | None) -> MazeVideoAnalysis:
     n = len(obs)
     ious = np.array([o.iou for o in obs])
     goal_pos = np.full((n, 2), np.nan)
@@ -119,7 +174,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
             goal_area[t] = o.goal.area
     start = (spec.start[0] + 0.5, spec.start[1] + 0.5) if prof.agent_is_start else None
     track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames)
-    geo = WallGeometry(spec, erosion=cfg.video_wall_erosion)
+    geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     cells = cell_path(track, geo, crossing)
     k = analyser.k
@@ -129,7 +184,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     path_px = upscale_cells(mask, k)
     path, _ = path_match(path_px, spec, k, cfg)
     loops = path_loops(path_px, k, min_area=cfg.loop_min_area)
-    settling = goal_settling(track, spec.goal, settle_frames=cfg.video_settle_frames)
+    settling = goal_settling(track, spec.goal, settle_frames=settle)
     goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg)
     tracked = track.tracked
     start_offset = None
@@ -161,11 +216,17 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
             last = track.pos[t]
         near = not np.isnan(last[0]) and np.abs(last - centre).max() <= NEAR_GOAL
         arrived = settling.first_arrival is not None and t >= settling.first_arrival
-        if near or covered[t] > GOAL_COVERED or (prof.goal_changes_on_arrival and arrived):
+        moved = bool(visible[t]) and offset[t] > cfg.marker_tolerance
+        if near and not moved or covered[t] > GOAL_COVERED and not moved:
             continue
-        missing = not visible[t] or offset[t] > cfg.marker_tolerance
+        if prof.goal_changes_on_arrival and arrived:
+            # arrival effects replace the goal (and the agent) by an icon where it was; a
+            # goal drawn in another cell is still a changed maze
+            if moved:
+                bad.append(t)
+            continue
         resized = bool(usual) and not (0.5 * usual <= goal_area[t] <= 2.0 * usual)
-        if missing or resized:
+        if not visible[t] or moved or resized:
             bad.append(t)
     return bad
 

@@ -21,13 +21,15 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..vision import colors
-from ..vision.geometry import Box, largest_component_box
-from .extract import locate_maze, rectify, refine_alignment
+from ..vision.geometry import Box, shrink
+from .extract import rectify, refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
+from .read import MazeLook, locate
 from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
+PART_OF = 0.6        #: ... unless both are at least this share of a whole one (two objects)
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
@@ -56,27 +58,6 @@ class FrameObs:
     goal_covered: float = 0.0       #: share of the reference goal cell covered by agent-coloured pixels
 
 
-def locate_lines(image: np.ndarray) -> Box | None:
-    """Bounding box of a thin-line maze: the largest connected dark structure at full resolution.
-
-    Blurred 1-px lines never get as dark as thick walls: "dark" is relative to the
-    background here (35 grey levels below the median brightness) and grey (coloured
-    icons are not lines).
-    """
-    value = image.max(axis=2)
-    chroma = value - image.min(axis=2)
-    level = max(100, int(np.median(value[::4, ::4])) - 35)
-    dark = ((value < level) & (chroma < 60)).astype(np.uint8)
-    dark = cv2.dilate(dark, np.ones((3, 3), np.uint8))
-    box = largest_component_box(dark, min_area=max(16, int(0.002 * dark.size)))
-    if box is None:
-        return None
-    t, l, b, r = box
-    if b - t < 12 or r - l < 12:
-        return None
-    return (t + 1, l + 1, b - 1, r - 1)  # undo the dilation
-
-
 class FrameAnalyser:
     """Turns frames into :class:`FrameObs` for one reference maze and style.
 
@@ -88,9 +69,10 @@ class FrameAnalyser:
         ``video_canvas_cell_px`` (canvas pixels per lattice cell), ``video_wall_erosion``.
     """
 
-    def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig) -> None:
+    def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig, *,
+                 look: MazeLook | None = None, k: int | None = None) -> None:
         self.spec, self.style, self.cfg = spec, style, config
-        self.k = k = int(config.video_canvas_cell_px)
+        self.k = k = int(k or config.video_canvas_cell_px)
         rows, cols = spec.shape
         self.lines = style.walls == "lines"
         self.pad = k // 4 if self.lines else 0  #: canvas margin (px) so jittered border lines stay inside
@@ -114,26 +96,37 @@ class FrameAnalyser:
             e = max(1, int(round(config.video_wall_erosion * k)))
             self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)).astype(bool)
         self.agent_min_px = max(2.0, style.agent_min_area * k * k)
+        self.agent_px = style.agent_area * k * k if style.agent_area else None  # learned (detected looks)
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
         self._last_head: tuple[float, float] | None = None
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
+        if look is not None:
+            self._place(look.box)
 
     # -- geometry ----------------------------------------------------------------------------
+    def _place(self, centre: tuple[float, float, float, float]) -> None:
+        """Set the crop box from the border lines' centres (lines: those; lattice: the outer
+        edges of walls half a cell pitch wide)."""
+        t, l, b, r = centre
+        if self.lines:
+            self.box = (int(round(t)), int(round(l)), int(round(b)), int(round(r)))
+        else:
+            hy, hx = (b - t) / self.spec.shape[0] / 4, (r - l) / self.spec.shape[1] / 4
+            self.box = (int(round(t - hy + 0.5)), int(round(l - hx + 0.5)), int(round(b + hy + 0.5)),
+                        int(round(r + hx + 0.5)))
+        self.warp = None
+
     def locate(self, frame: np.ndarray) -> bool:
         """Find the maze in ``frame`` (and polish the alignment); False when there is none."""
-        if self.lines:
-            box = locate_lines(frame)
-        else:
-            located = locate_maze(frame)
-            box = located.box if located is not None else None
-        if box is None:
+        centre = locate(frame, self.spec.shape)
+        if centre is None:
             return False
-        self.box, self.warp = box, None
-        if not self.lines:
-            canvas = rectify(frame, box, lattice_shape=self.grid, cell_px=self.k)
+        self._place(centre)
+        if not self.lines and self.box is not None:
+            canvas = rectify(frame, self.box, lattice_shape=self.grid, cell_px=self.k)
             _, self.warp = refine_alignment(canvas, self.ref_px)
         return True
 
@@ -150,10 +143,11 @@ class FrameAnalyser:
             need = (max(0, mr - t), max(0, b + mr - h), max(0, mc - l), max(0, r + mc - w))
             if any(need):
                 crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
-            return cv2.resize(crop, (wk + 2 * self.pad, hk + 2 * self.pad), interpolation=cv2.INTER_AREA)
+            return shrink(crop, (wk + 2 * self.pad, hk + 2 * self.pad))
         t, l, b, r = self.box
         size = (self.grid[1] * self.k, self.grid[0] * self.k)
-        if b - t >= 2 * size[1] and r - l >= 2 * size[0]:
+        inside = t >= 0 and l >= 0 and b <= frame.shape[0] and r <= frame.shape[1]  # (rectify pads the rest)
+        if inside and b - t >= 2 * size[1] and r - l >= 2 * size[0]:
             # Point sampling: ~10x cheaper than area-resampling the whole crop, and thick
             # lattice walls and markers (several canvas pixels wide) lose nothing.
             canvas = cv2.resize(frame[t:b, l:r], size, interpolation=cv2.INTER_NEAREST)
@@ -185,7 +179,7 @@ class FrameAnalyser:
             else:
                 self.box, self.warp = old
         st = self.style
-        agent = hue_mask(hsv, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
+        agent = hue_mask(hsv, st.agent_hue, min_saturation=st.agent_saturation, min_value=st.min_value)
         goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
         agents = self._blobs(agent, self.agent_min_px, with_overlap=True, trail=True)
         goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
@@ -198,9 +192,9 @@ class FrameAnalyser:
             dark = colors.dark_mask(canvas) & self.iou_care
             union = np.count_nonzero(dark | self.ref_care)
             return float(np.count_nonzero(dark & self.ref_care) / union) if union else 0.0
-        est_v, est_h = self.read_slots(hsv)
-        inter = np.count_nonzero(est_v & self.ref_v) + np.count_nonzero(est_h & self.ref_h)
-        union = np.count_nonzero(est_v | self.ref_v) + np.count_nonzero(est_h | self.ref_h)
+        est_v, est_h, seen_v, seen_h = self.read_slots(hsv)
+        inter = np.count_nonzero(est_v & self.ref_v & seen_v) + np.count_nonzero(est_h & self.ref_h & seen_h)
+        union = np.count_nonzero((est_v | self.ref_v) & seen_v) + np.count_nonzero((est_h | self.ref_h) & seen_h)
         return float(inter / union) if union else 0.0
 
     def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
@@ -226,6 +220,7 @@ class FrameAnalyser:
         raw = [(float((cents[i][1] + 0.5 - pad) / k + off), float((cents[i][0] + 0.5 - pad) / k + off), areas[i],
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
         stale: set[int] = set()
+        whole = self.agent_px if trail else None  # the agent's own size (agents only)
         if trail and keep:
             ref = self._reference_area(float(areas[keep].max()))
             for n, i in enumerate(keep):
@@ -241,10 +236,10 @@ class FrameAnalyser:
                             stale.discard(n)
         if stale:  # held positions are kept apart from merging and flagged
             held = [raw[n] for n in sorted(stale)]
-            merged = _merge([b for n, b in enumerate(raw) if n not in stale])
+            merged = _merge([b for n, b in enumerate(raw) if n not in stale], whole=whole)
             return ([Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False) for r, c, a, o in held]
                     + [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px])
-        merged = _merge(raw)
+        merged = _merge(raw, whole=whole)
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
 
     def _reference_area(self, largest: float) -> float | None:
@@ -285,7 +280,8 @@ class FrameAnalyser:
         rows, cols = self.spec.shape
         k = self.k
         w = self.spec.walls
-        self.level = 0.0
+        self.level = 0.0          # darkest the reference's walls have been drawn so far
+        self.open_level: float | None = None  # how dark its open boundaries are (a faint cell grid)
         self.ref_v = w[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
         self.ref_h = w[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
         d = max(1, k // 3)
@@ -295,35 +291,70 @@ class FrameAnalyser:
         self._lines_x = np.arange(cols + 1) * 2 * k + self.pad          # canvas columns of vertical lines
         self._lines_y = np.arange(rows + 1) * 2 * k + self.pad
 
-    def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which wall lines are drawn: boolean (rows, cols+1) vertical and (rows+1, cols) horizontal."""
+    def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Which wall lines are drawn, and which could be seen: boolean (rows, cols+1) vertical
+        and (rows+1, cols) horizontal, then the same for "not hidden" (a line under the agent,
+        an icon or a marker for more than a quarter of its length is neither drawn nor erased)."""
+        # uint8 planes (255 = dark / coloured); means come out as fractions
+        coloured = cv2.inRange(hsv[:, :, 1], self.style.min_saturation, 255)
+        dark = cv2.bitwise_and(cv2.bitwise_not(hsv[:, :, 2]), cv2.bitwise_not(coloured))  # coloured icons are not walls
+        vs, seen_v = self._line_means(dark, coloured, vertical=True)
+        hs, seen_h = self._line_means(dark, coloured, vertical=False)
+        # The darkness of a drawn line depends on its width and the canvas scale (a heavy
+        # border, faint 1-px walls), so the threshold is set between the reference's inner walls
+        # as drawn at their darkest so far in this video (lines fading out are then read as
+        # gone) and its open boundaries as first seen (white, or a faint cell grid).
+        walls = np.concatenate([vs[self.ref_v & seen_v], hs[self.ref_h & seen_h]])
+        inner = np.concatenate([vs[:, 1:-1][(self.ref_v & seen_v)[:, 1:-1]], hs[1:-1][(self.ref_h & seen_h)[1:-1]]])
+        if inner.size >= 3:  # a heavier border says nothing about how dark the inner walls are drawn
+            walls = inner
+        opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
+        if not walls.size:
+            return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
+        self.level = max(self.level, float(np.median(walls)))
+        if self.open_level is None:
+            self.open_level = float(np.median(opened)) if opened.size else 0.0
+        base = min(self.open_level, 0.5 * self.level)
+        if self.level - base < 0.03:
+            return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
+        thr = base + 0.45 * (self.level - base)
+        return vs > thr, hs > thr, seen_v, seen_h
+
+    def _line_means(self, dark: np.ndarray, coloured: np.ndarray, *, vertical: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Per wall line: the mean darkness along the central band of its cell side, at the
+        best of a few offsets across it (the line may sit a pixel off), and whether it is
+        seen (at most a quarter of that band coloured). Shapes (rows, cols+1) for vertical
+        lines, (rows+1, cols) for horizontal ones."""
         rows, cols = self.spec.shape
-        k2 = 2 * self.k
-        value = hsv[:, :, 2].astype(np.float32)
-        dark = (255.0 - value) / 255.0
-        dark[hsv[:, :, 1] >= self.style.min_saturation] = 0.0  # coloured icons are not walls
-        h, w = dark.shape
-        xs = np.clip(self._lines_x[:, None] + self._offs[None, :], 0, w - 1)        # (cols+1, O)
-        ys = np.clip(self._lines_y[:, None] + self._offs[None, :], 0, h - 1)        # (rows+1, O)
-        rows_idx = (np.arange(rows)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, h - 1)  # (rows, B)
-        cols_idx = (np.arange(cols)[:, None] * k2 + self._band[None, :] + self.pad).clip(0, w - 1)  # (cols, B)
-        vs = dark[rows_idx][:, :, xs].mean(axis=1).max(axis=2)                     # (rows, cols+1)
-        hs = dark[ys][:, :, cols_idx].mean(axis=3).max(axis=1)                     # (rows+1, cols)
-        border = np.concatenate([vs[:, 0], vs[:, -1], hs[0, :], hs[-1, :]])
-        # The darkness of a drawn line depends on its width and the canvas scale, so the
-        # threshold is relative - to the darkest border seen so far in this video, so that
-        # lines fading out over the video are read as gone.
-        self.level = max(self.level, float(np.median(border)))
-        if self.level < 0.03:
-            return np.zeros_like(vs, bool), np.zeros_like(hs, bool)
-        return vs > 0.45 * self.level, hs > 0.45 * self.level
+        k2, o, b0, nb = 2 * self.k, len(self._offs), self.pad + int(self._band[0]), len(self._band)
+        along = rows if vertical else cols
+        out = []
+        for plane in (dark, coloured):
+            lines = self._lines_x if vertical else self._lines_y
+            if vertical:  # vertical lines are rows of the transposed canvas
+                plane = np.ascontiguousarray(plane.T)
+            # (lines * offsets, canvas length): the pixel rows each line may be drawn on
+            strip = plane[np.clip(lines[:, None] + self._offs, 0, plane.shape[0] - 1).ravel(), :]
+            short = b0 + along * k2 - strip.shape[1]
+            if short > 0:  # the last band's unused tail runs past the canvas
+                strip = np.pad(strip, ((0, 0), (0, short)), mode="edge")
+            bands = strip[:, b0:b0 + along * k2].reshape(strip.shape[0], along, k2)[:, :, :nb]
+            means = bands.mean(axis=2, dtype=np.float32).reshape(-1, o, along).max(axis=1) / 255.0  # (lines, along)
+            out.append(means)
+        line, seen = out[0], out[1] <= 0.25
+        return (line.T, seen.T) if vertical else (line, seen)
 
 
-def _merge(blobs: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
-    """Merge blobs closer than MERGE_RADIUS (a marker split by an occluder is one object)."""
+def _merge(blobs: list[tuple[float, float, float, float]], *,
+           whole: float | None = None) -> list[tuple[float, float, float, float]]:
+    """Merge blobs closer than MERGE_RADIUS (a marker split by an occluder is one object).
+    With ``whole`` (an object's full area, px), a blob that is itself that big is a whole
+    object, not a part (the agent passing a look-alike stays apart from it)."""
     out: list[list[float]] = []
     for r, c, a, o in sorted(blobs, key=lambda b: -b[2]):
         for m in out:
+            if whole is not None and a >= PART_OF * whole and m[2] >= PART_OF * whole:
+                continue
             if abs(m[0] - r) <= MERGE_RADIUS and abs(m[1] - c) <= MERGE_RADIUS:
                 total = m[2] + a
                 m[0], m[1] = (m[0] * m[2] + r * a) / total, (m[1] * m[2] + c * a) / total

@@ -34,8 +34,10 @@ from .track import Track
 
 Q = 8                  #: core grid resolution (pixels per lattice cell)
 SAMPLE_STEP = 0.05     #: lattice cells between samples along a segment
-ON_GOAL = 0.75         #: Chebyshev distance (lattice cells) from the goal centre counted as "on the goal"
-NEAR_GOAL = 1.25       #: ... and as "entering the goal" (an agent vanishing there is hidden by the goal)
+IN_GOAL = 1.0          #: Chebyshev distance (lattice cells) from the goal cell's centre to its walls: inside
+LEFT_GOAL = 1.15       #: ... and beyond which the agent has clearly left it (position noise at the wall)
+NEAR_GOAL = 1.25       #: ... and within which it is entering the goal (an agent vanishing there is hidden)
+LEAVE_STEP = 2.5       #: lattice cells: the longest step out of the goal in one frame that is motion (a cell is 2)
 
 
 @dataclass(frozen=True)
@@ -71,18 +73,30 @@ class CrossingReport:
 
 
 class WallGeometry:
-    """The reference walls as a fine core grid plus corridor routing."""
+    """The reference walls as a fine core grid plus corridor routing.
 
-    def __init__(self, spec: MazeSpec, *, erosion: float) -> None:
+    Lattice walls (as wide as corridors) are eroded by ``erosion`` on every side. Line
+    walls (``line_halfwidth`` given, lattice cells) are bands that wide on either side of
+    each wall's line, from post to post: the drawn thickness plus a tolerance tied to the
+    agent's size, so brushing a line with the agent's edge is no contact while crossing it
+    always goes through the band.
+    """
+
+    def __init__(self, spec: MazeSpec, *, erosion: float, line_halfwidth: float | None = None) -> None:
         self.spec = spec
         self.walls = spec.walls
-        e = max(1, int(round(erosion * Q)))
-        self.core = cv2.erode(upscale_cells(spec.walls, Q).astype(np.uint8), _disk(e)).astype(bool)
+        if line_halfwidth is None:
+            self.q = Q
+            e = max(1, int(round(erosion * Q)))
+            self.core = cv2.erode(upscale_cells(spec.walls, Q).astype(np.uint8), _disk(e)).astype(bool)
+        else:
+            self.q = int(min(48, max(Q, np.ceil(3.0 / line_halfwidth))))
+            self.core = _line_bands(spec.walls, self.q, line_halfwidth)
         self._bfs: dict[Cell, np.ndarray] = {}
 
     def in_core(self, pts: np.ndarray) -> np.ndarray:
         pts = np.atleast_2d(pts)
-        idx = np.floor(pts * Q).astype(int)
+        idx = np.floor(pts * self.q).astype(int)
         h, w = self.core.shape
         ok = (idx[:, 0] >= 0) & (idx[:, 0] < h) & (idx[:, 1] >= 0) & (idx[:, 1] < w)
         out = np.zeros(len(pts), bool)
@@ -148,6 +162,23 @@ class WallGeometry:
                       and dist[q] >= 0 else 10 ** 9)
             path.append(cur)
         return path
+
+
+def _line_bands(walls: np.ndarray, q: int, half: float) -> np.ndarray:
+    """Raster (``q`` px per lattice cell) of bands ``half`` lattice cells either side of each
+    wall line of a thin-line maze: boundary segment (2i, 2j+1) runs along lattice row
+    2i + 0.5 from column 2j + 0.5 to 2j + 2.5 (vertical ones likewise)."""
+    h, w = walls.shape
+    core = np.zeros((h * q, w * q), np.uint8)
+    hw = half * q
+    for r, c in np.argwhere(walls):
+        if r % 2 == 0 and c % 2 == 1:      # horizontal segment
+            y, x0, x1 = (r + 0.5) * q, (c - 0.5) * q, (c + 1.5) * q
+            cv2.rectangle(core, (int(round(x0)), int(round(y - hw))), (int(round(x1)), int(round(y + hw))), 1, -1)
+        elif r % 2 == 1 and c % 2 == 0:    # vertical segment
+            x, y0, y1 = (c + 0.5) * q, (r - 0.5) * q, (r + 1.5) * q
+            cv2.rectangle(core, (int(round(x - hw)), int(round(y0))), (int(round(x + hw)), int(round(y1))), 1, -1)
+    return core.astype(bool)
 
 
 def typical_speed(track: Track) -> float:
@@ -254,28 +285,35 @@ class Settling:
 
 
 def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
-    """Reach AND stop: on the goal in each of the last ``settle_frames`` analysed frames.
+    """Reach and stop, at the cell level.
 
-    Frames at the end where the agent is not seen count as on the goal only if it was
-    last seen there (the goal marker or an arrival icon covering it).
+    *Reached*: the agent enters the goal cell (its centre within the cell, whose walls lie
+    one lattice cell from its centre). *Stopped*: it ends there: every sighting in the last
+    ``settle_frames`` analysed frames is in the goal cell (leaving takes clearly crossing
+    into another cell), and so is the last sighting. Gliding to the cell's centre is
+    fine. An agent last seen entering the goal and never again is stopped (the goal marker
+    or an arrival icon drawn over it hides it).
     """
     n = len(track.pos)
     centre = np.array(goal, float) + 0.5
     tracked = track.tracked
     if not len(tracked):
         return Settling(False, False, None, False)
-    on = np.abs(track.pos[tracked] - centre).max(axis=1) <= ON_GOAL
-    first = int(tracked[np.argmax(on)]) if on.any() else None
-    window = range(max(0, n - max(1, settle_frames)), n)
-    last_seen_on = bool(on[-1])
-    stopped = last_seen_on
-    for t in window:
-        if not np.isnan(track.pos[t, 0]):
-            stopped &= bool(np.abs(track.pos[t] - centre).max() <= ON_GOAL)
-    occluded = last_seen_on and int(tracked[-1]) < n - 1
-    if not last_seen_on and int(tracked[-1]) < n - 1 and np.abs(track.pos[tracked[-1]] - centre).max() <= NEAR_GOAL:
-        # Seen for the last time entering the goal cell, never again: the goal marker
-        # (drawn on top) or an arrival icon hides it - it reached the goal and stayed.
+    dist = np.abs(track.pos[tracked] - centre).max(axis=1)
+    inside = dist < IN_GOAL
+    first = int(tracked[np.argmax(inside)]) if inside.any() else None
+    if inside.any() and not inside[-1]:
+        # Leaving takes moving out: sightings that begin with a jump from the goal no agent
+        # makes (an icon or a trail left visible when the agent vanished) are not the agent.
+        last_in = int(np.flatnonzero(inside)[-1])
+        step = float(np.hypot(*(track.pos[tracked[last_in + 1]] - track.pos[tracked[last_in]])))
+        frames = int(tracked[last_in + 1] - tracked[last_in])
+        if step > LEAVE_STEP + 2.0 * (frames - 1):
+            tracked, dist, inside = tracked[:last_in + 1], dist[:last_in + 1], inside[:last_in + 1]
+    window = tracked >= n - max(1, settle_frames)
+    stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
+    occluded = bool(inside[-1]) and int(tracked[-1]) < n - 1
+    if not inside[-1] and int(tracked[-1]) < n - 1 and dist[-1] <= NEAR_GOAL:
         occluded = stopped = True
         first = int(tracked[-1]) + 1 if first is None else first
     return Settling(reached=first is not None, stopped=stopped, first_arrival=first, final_occluded=occluded)

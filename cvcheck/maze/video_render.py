@@ -78,7 +78,7 @@ def render_video_overlay(a: MazeVideoAnalysis, result: Result, *, canvases: Canv
         else:
             cv2.rectangle(img, (x0, y0), (x1 - 1, y1 - 1), colour, thick)
 
-    for p in a.spec.solution_body - a.path.cells:
+    for p in a.path.solution - a.path.cells:
         box(p, MISSED, 0, fill=0.45)
     step = max(1, int(round(cell)))
     big = np.repeat(np.repeat(a.spec.walls.astype(np.uint8), step, 0), step, 1)

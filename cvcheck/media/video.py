@@ -5,18 +5,31 @@
 >>> reader.frames_read, reader.truncated, reader.error   # doctest: +SKIP
 
 Guards: missing, empty, oversized, not-a-video and unopenable files raise
-:class:`~cvcheck.errors.MediaError` before the first frame. A file that breaks
-*during* decoding (truncated, corrupt packets) yields what could be decoded; the
-reader then reports ``truncated=True`` and the reason in ``error`` (and raises
-MediaError only when not a single frame decoded). Decoding is bounded: at most
-``media.max_frames`` frames and a fixed number of packets/consecutive errors, so a
-pathological file can never hang the reader.
+:class:`~cvcheck.errors.MediaError` before the first frame, as do frames over
+``media.max_pixels``, ``media.max_aspect_ratio`` or ``media.max_decoded_bytes``. A file
+that breaks *during* decoding (truncated, corrupt packets) yields what could be
+decoded; the reader then reports ``truncated=True`` and the reason in ``error`` (and
+raises MediaError only when not a single frame decoded). Decoding is bounded: at most
+``media.max_frames`` frames (``max_frames_reached`` says when that cut the video) and a
+fixed number of packets/consecutive errors, so a pathological file can never hang the
+reader.
+
+What "truncated" means: the frame count comes from decoding; the container's count is
+an estimate (variable frame rate videos have no exact fps x duration), so a complete
+video is never called truncated for decoding fewer frames than an estimate. A video is
+truncated when decoding or demuxing failed, when a packet is flagged incomplete, when
+the container's own index counts more packets than the file holds (MP4/MOV sample
+tables), or when the file is shorter than its container structure declares (an MP4 box,
+the Matroska/WebM segment or the AVI RIFF chunk running past the end of the file), which
+catches a tail cut by even one byte.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import queue
+import struct
 import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -28,6 +41,7 @@ import numpy as np
 from ..config import MediaConfig
 from ..errors import InputError, MediaError
 from ..vision.arrays import as_rgb
+from .image import check_size
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
 
@@ -55,12 +69,13 @@ PACKETS_PER_FRAME_LIMIT = 8    #: demuxed packets allowed per decoded frame (plu
 class VideoInfo:
     """What the container says about a video (``frames``/``duration`` may be estimates)."""
 
-    frames: int           #: frame count from the container (0 when unknown)
+    frames: int           #: frame count from the container (0 when unknown); exact only when ``frames_exact``
     fps: float            #: average frame rate (0.0 when unknown)
     width: int
     height: int
     duration: float       #: seconds (0.0 when unknown)
     codec: str = ""
+    frames_exact: bool = False  #: ``frames`` is the container's sample count (MP4/MOV), not fps x duration
 
 
 def _check_file(path: str | os.PathLike, cfg: MediaConfig) -> Path:
@@ -101,12 +116,88 @@ def _info(container, p: Path) -> VideoInfo:
     elif container.duration is not None:
         duration = container.duration / 1_000_000
     frames = int(stream.frames or 0)
-    if frames == 0 and fps and duration:
-        frames = int(round(fps * duration))
+    exact = frames > 0 and "mp4" in str(container.format.name or "")  # the mov/mp4 demuxer's sample table
+    if frames == 0 and fps and duration and math.isfinite(fps * duration):
+        frames = int(round(min(fps * duration, 1e12)))
     if not (ctx.width and ctx.height):
         raise MediaError(f"{p}: video stream has no frame size")
     return VideoInfo(frames=frames, fps=fps, width=int(ctx.width), height=int(ctx.height),
-                     duration=duration, codec=str(ctx.name or ""))
+                     duration=duration, codec=str(ctx.name or ""), frames_exact=exact)
+
+
+def _vint(data: bytes, pos: int) -> tuple[int, int, bool] | None:
+    """An EBML variable-size integer at ``pos``: (value, length, all ones = unknown size)."""
+    if pos >= len(data) or data[pos] == 0:
+        return None
+    length = 8 - data[pos].bit_length() + 1
+    if pos + length > len(data):
+        return None
+    value = data[pos] & (0xFF >> length)
+    for b in data[pos + 1:pos + length]:
+        value = (value << 8) | b
+    return value, length, value == (1 << (7 * length)) - 1
+
+
+def tail_problem(path: str | os.PathLike) -> str | None:
+    """Why the file is shorter than its container structure declares (None when it is not, or cannot tell).
+
+    MP4/MOV: every top-level box must fit in the file; Matroska/WebM: the segment's
+    declared size; AVI: the RIFF chunk's size. Reads only headers.
+    """
+    p = Path(path)
+    size = p.stat().st_size
+    with open(p, "rb") as fh:
+        head = fh.read(64)
+        if head[4:8] in _MP4_BOXES:
+            pos = 0
+            for _ in range(100_000):
+                if pos >= size:
+                    return None
+                fh.seek(pos)
+                hdr = fh.read(16)
+                if len(hdr) < 8:
+                    return f"the file ends inside a box header at byte {pos:,}"
+                box, kind = struct.unpack(">I4s", hdr[:8])
+                if not all(32 <= c < 127 for c in kind):
+                    return None  # not a box: trailing bytes we do not judge
+                if box == 0:  # runs to the end of the file
+                    return None
+                if box == 1:
+                    if len(hdr) < 16:
+                        return f"the file ends inside the header of box {kind.decode('latin-1')!r}"
+                    box = struct.unpack(">Q", hdr[8:16])[0]
+                if box < 8:
+                    return None
+                if pos + box > size:
+                    return (f"the MP4 box {kind.decode('latin-1')!r} at byte {pos:,} declares {box:,} bytes; "
+                            f"the file ends {pos + box - size:,} bytes short")
+                pos += box
+            return None
+        if head[:4] == b"\x1a\x45\xdf\xa3":  # EBML: Matroska / WebM
+            header = _vint(head, 4)
+            if header is None:
+                return None
+            pos = 4 + header[1] + header[0]
+            fh.seek(pos)
+            seg = fh.read(12)
+            if seg[:4] != b"\x18\x53\x80\x67":
+                return None
+            seg_size = _vint(seg, 4)
+            if seg_size is None or seg_size[2]:
+                return None  # unknown size (a live recording): cannot tell
+            end = pos + 4 + seg_size[1] + seg_size[0]
+            if end > size:
+                return f"the Matroska segment declares {end:,} bytes; the file ends {end - size:,} bytes short"
+            return None
+        if head[:4] == b"RIFF" and head[8:12] == b"AVI ":
+            end = 8 + struct.unpack("<I", head[4:8])[0]
+            if end > size:
+                return f"the AVI RIFF chunk declares {end:,} bytes; the file ends {end - size:,} bytes short"
+    return None
+
+
+_MP4_BOXES = frozenset({b"ftyp", b"moov", b"mdat", b"free", b"skip", b"wide", b"pnot", b"uuid", b"styp", b"sidx",
+                        b"moof", b"meta"})
 
 
 def probe(path: str | os.PathLike, *, config: MediaConfig | None = None) -> VideoInfo:
@@ -156,8 +247,10 @@ class FrameReader:
         self.max_frames = min(max_frames or self._cfg.max_frames, self._cfg.max_frames)
         self.frames_read = 0
         self.frames_decoded = 0
+        self.packets = 0              #: non-empty packets demuxed (files)
         self.truncated = False
         self.error: str | None = None
+        self.max_frames_reached = False  #: reading stopped at ``max_frames`` with frames left
         self.info: VideoInfo | None = None
         self.name = "<frames>"
         self._started = False
@@ -171,9 +264,11 @@ class FrameReader:
             except MediaError:
                 self._container.close()
                 raise
-            if self.info.width * self.info.height > self._cfg.max_pixels:
+            try:
+                check_size(self.info.width, self.info.height, 3, self._cfg, f"video {p}: each frame")
+            except MediaError:
                 self._container.close()
-                raise MediaError(f"video frames are {self.info.width}x{self.info.height}, over media.max_pixels")
+                raise
             self._frames: Iterator[np.ndarray] = self._decode()
         elif isinstance(source, np.ndarray) and source.ndim == 4:
             self._frames = self._arrays(iter(source))
@@ -210,15 +305,16 @@ class FrameReader:
             self.frames_decoded += 1
             if i % self.stride:
                 continue
+            if isinstance(frame, np.ndarray) and frame.ndim >= 2:
+                check_size(int(frame.shape[1]), int(frame.shape[0]), 3, self._cfg, f"frame {i}")
             try:
                 rgb = as_rgb(frame, name=f"frame {i}")
             except InputError as exc:  # a bad frame is a bad video
                 raise MediaError(str(exc)) from exc
-            if rgb.shape[0] * rgb.shape[1] > self._cfg.max_pixels:
-                raise MediaError(f"frame {i} is {rgb.shape[1]}x{rgb.shape[0]}, over media.max_pixels")
             self.frames_read += 1
             yield rgb
             if self.frames_read >= self.max_frames:
+                self.max_frames_reached = next(it, None) is not None
                 return
         if self.frames_read == 0:
             raise MediaError("the video has no frames")
@@ -230,7 +326,7 @@ class FrameReader:
         assert container is not None  # files only
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
-        packets = errors = 0
+        errors = 0
         budget = PACKETS_PER_FRAME_LIMIT * self.max_frames * self.stride + 1000
         try:
             demux = container.demux(stream)
@@ -242,9 +338,12 @@ class FrameReader:
                 except (av.error.FFmpegError, OSError, ValueError) as exc:
                     self._stop(f"demuxing failed after {self.frames_decoded} frame(s): {exc}")
                     break
-                packets += 1
-                if packets > budget:
-                    self._stop(f"gave up after {packets} packets for {self.frames_decoded} frame(s)")
+                if packet.size:
+                    self.packets += 1
+                    if packet.is_corrupt:
+                        self.error = f"packet {self.packets} is incomplete (the file is cut or damaged there)"
+                if self.packets > budget:
+                    self._stop(f"gave up after {self.packets} packets for {self.frames_decoded} frame(s)")
                     break
                 try:
                     decoded = packet.decode()  # a None packet (end) flushes the decoder
@@ -256,31 +355,47 @@ class FrameReader:
                         self._stop(f"{errors} corrupt packets in a row after {self.frames_decoded} frame(s)")
                         break
                     continue
-                for frame in decoded:
+                for k, frame in enumerate(decoded):
                     if (rgb := self._take(frame)) is not None:
                         yield rgb
                         if self.frames_read >= self.max_frames:
+                            self.max_frames_reached = k + 1 < len(decoded) or _more_frames(demux)
                             return
             if self.truncated or self.error is not None:
                 # Frames still inside the (threaded) decoder are intact: flush them out.
                 try:
-                    for frame in stream.codec_context.decode(None):
+                    rest = stream.codec_context.decode(None)
+                    for k, frame in enumerate(rest):
                         if (rgb := self._take(frame)) is not None:
                             yield rgb
                             if self.frames_read >= self.max_frames:
+                                self.max_frames_reached = k + 1 < len(rest)
                                 return
                 except (av.error.FFmpegError, ValueError):
                     pass
         finally:
             self.close()
-        if self.error is not None and not self.truncated:
-            self.truncated = True  # corrupt packets were skipped: some frames are missing
-        expected = self.info.frames if self.info else 0
-        if not self.truncated and expected and self.frames_decoded < 0.9 * expected - 1:
-            self._stop(f"decoded {self.frames_decoded} of the {expected} frames the container announces")
+        self._check_complete()  # only when read to the end (not stopped early or at max_frames)
         if self.frames_read == 0:
             raise MediaError(f"video {self.name} has no decodable frames"
                              + (f" ({self.error})" if self.error else ""))
+
+    def _check_complete(self) -> None:
+        """After reading to the end: is the file whole? (See the module docstring.)"""
+        if self.error is not None and not self.truncated:
+            self.truncated = True  # corrupt or incomplete packets: some frames are missing or damaged
+        if self.truncated:
+            return
+        info = self.info
+        if info is not None and info.frames_exact and self.packets < info.frames:
+            self._stop(f"demuxed {self.packets} of the {info.frames} packets the container's index lists")
+            return
+        try:
+            problem = tail_problem(self.name)
+        except OSError:
+            problem = None
+        if problem is not None:
+            self._stop(f"the file is cut short: {problem}")
 
     def _take(self, frame) -> np.ndarray | None:
         index = self.frames_decoded
@@ -293,6 +408,37 @@ class FrameReader:
     def _stop(self, reason: str) -> None:
         self.truncated = True
         self.error = reason
+
+    def report(self) -> dict[str, Any]:
+        """How the frames were read, for a result's ``details.read``."""
+        return {"frames_read": self.frames_read, "frames_decoded": self.frames_decoded, "truncated": self.truncated,
+                "error": self.error, "stride": self.stride, "fps": self.info.fps if self.info else None,
+                "max_frames_reached": self.max_frames_reached, "max_frames": self.max_frames,
+                "frames_expected": self.info.frames if self.info else None,
+                "frames_expected_exact": bool(self.info and self.info.frames_exact)}
+
+    def notes(self) -> list[str]:
+        """Human-readable notes about the read (a truncation, a cut at ``max_frames``)."""
+        out = []
+        if self.truncated:
+            out.append(f"video truncated/corrupt: read {self.frames_read} frame(s) ({self.error})")
+        if self.max_frames_reached:
+            out.append(f"only the first {self.max_frames} frames were read (media.max_frames); "
+                       "the video goes on")
+        return out
+
+
+def _more_frames(demux: Iterator[Any]) -> bool:
+    """Whether the stream holds another non-empty packet (peeking at most a few)."""
+    for _ in range(8):
+        try:
+            packet = next(demux)
+            if packet.size:
+                return True
+            return bool(packet.decode())  # the final flush: frames still inside the decoder
+        except Exception:  # noqa: BLE001 - end of stream or a broken tail: nothing more to read
+            return False
+    return True
 
 
 def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None = None,

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from .html import Markup, join, page, table, tag
+from .html import join, page, rel_href, table, tag, void
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .tables import pct
+from .text import md_text
 
 
 def _fmt(v: float | None) -> str:
@@ -25,22 +26,24 @@ def _metric_rows(ms: list[Any]) -> list[list[Any]]:
 
 
 def _markdown(audit: Any) -> str:
-    a, b = audit.names
+    """``audit.md``: every name, id and metric from the data goes through :func:`md_text`."""
+    a, b = (md_text(n) for n in audit.names)
     head = ["Metric", "n", "Agreement (%)", "Cohen's kappa", "phi", f"{a}=1 {b}=1", f"{a}=1 {b}=0",
             f"{a}=0 {b}=1", f"{a}=0 {b}=0", "disagreeing"]
 
     def md(rows: list[list[Any]]) -> str:
         out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-        return "\n".join(out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
+        return "\n".join(out + ["| " + " | ".join(md_text(c) for c in r) + " |" for r in rows])
 
     parts = [f"# Audit: {a} vs {b}", "",
              f"{audit.matched} matched ids; {len(audit.errors)} skipped (an error on either side); "
              f"{len(audit.only_a)} only in {a}; {len(audit.only_b)} only in {b}.", "",
              "## All tasks", "", md(_metric_rows(audit.metrics)), ""]
     for task, ms in audit.by_task.items():
-        parts += [f"## {task}", "", md(_metric_rows(ms)), ""]
+        parts += [f"## Task {md_text(task)}", "", md(_metric_rows(ms)), ""]
     parts += ["## Disagreeing samples", ""]
-    parts += [f"- `{d.id}` ({d.task}, {d.model}): " + ", ".join(f"{k} {va}->{vb}" for k, (va, vb) in d.metrics.items())
+    parts += [f"- {md_text(d.id)} ({md_text(d.task)}, {md_text(d.model)}): "
+              + ", ".join(f"{md_text(k)} {va}->{vb}" for k, (va, vb) in d.metrics.items())
               for d in audit.disagreements]
     return "\n".join(parts) + "\n"
 
@@ -72,7 +75,7 @@ def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: C
         from ..media.image import load_image
 
         thumb = thumbnail_data_uri(load_image(reuse / name), max_side=160)
-        return tag("a", Markup(f'<img src="{thumb}" alt="overlay">'), href=os.path.relpath(reuse / name, out))
+        return tag("a", void("img", src=thumb, alt="overlay"), href=rel_href(reuse / name, out))
     if budget[0] <= 0:
         return "—"
     record = full.get(sid)
@@ -83,7 +86,7 @@ def _overlay_link(audit: Any, sid: str, out: Path, reuse: Path | None, config: C
 
     budget[0] -= 1
     save_image(out / name, picture)
-    return tag("a", Markup(f'<img src="{thumbnail_data_uri(picture, max_side=160)}" alt="overlay">'), href=name)
+    return tag("a", void("img", src=thumbnail_data_uri(picture, max_side=160), alt="overlay"), href=rel_href(name))
 
 
 def write_audit_folder(audit: Any, out_dir: str | os.PathLike, *, overlays_from: str | os.PathLike | None = None,

@@ -12,7 +12,7 @@ from .._version import __version__
 from ..config import Config
 from ..errors import InputError
 from . import charts
-from .html import Markup, esc, join, page, png_img, table, tag
+from .html import Markup, esc, join, page, png_img, rel_href, table, tag, void
 from .overlays import render_record, safe_name, thumbnail_data_uri
 from .summary import summary_csv, summary_markdown
 from .tables import (
@@ -60,17 +60,25 @@ def _pivot_html(t: Pivot, *, caption: str) -> Markup:
 
 
 def _metrics_by_model(sub: Sequence[Record], task: str, fine: Sequence[Any]) -> Markup:
-    """MMGR's per-task table: one row per model, a column per fine-grained metric, then overall."""
+    """MMGR's per-task table: one row per model, a column per fine-grained metric, then overall; the last
+    row gives each column's denominator (``videos 6`` for a metric only videos have)."""
     models = sorted({group_value(r, "model") for r in sub})
     rows = []
+    total = rates_by(sub, ()).get(())
+    verdicts = total.verdicts if total else 0
     for name, recs in [*((m, [r for r in sub if group_value(r, "model") == m]) for m in models), ("All", sub)]:
         by_name = {m.name: m for m in metric_rows(recs)[0]}
         rate = rates_by(recs, ()).get(())
         rows.append([name, *(pct(by_name[m.name].mean) if m.name in by_name else "—" for m in fine),
                      pct(rate.rate if rate else None), rate.verdicts if rate else 0])
     html = table(["Model", *(f"{m.name} {m.arrow}" for m in fine), "overall ↑", "verdicts"], rows,
-                 caption=f"{task}: fine-grained metrics by model (binary: % of verdicts; fractions: mean x 100)")
-    return Markup(html.replace("<tr><td>All</td>", '<tr class="avg"><td>All</td>', 1))
+                 caption=f"{task}: fine-grained metrics by model (binary: % of the results that have the metric; "
+                         "fractions: mean x 100; the last row says over what)")
+    html = Markup(html.replace("<tr><td>All</td>", '<tr class="avg"><td>All</td>', 1))
+    foot = tag("tr", join([tag("td", "n", class_="muted"),
+                           *(tag("td", m.denominator(verdicts), class_="num muted") for m in fine),
+                           tag("td", f"verdicts {verdicts}", class_="num muted"), tag("td", "")]))
+    return Markup(html.replace("</tbody></table>", foot + "</tbody></table>", 1))
 
 
 def _task_section(records: Sequence[Record], task: str, charts_dir: Path) -> Markup:
@@ -81,7 +89,7 @@ def _task_section(records: Sequence[Record], task: str, charts_dir: Path) -> Mar
     pics: list[Any] = []
     if fine:
         parts.append(_metrics_by_model(sub, task, fine))
-        png = charts.metric_chart(task, fine)
+        png = charts.metric_chart(task, fine, verdicts=sum(1 for r in sub if is_verdict(r)))
         (charts_dir / f"{safe_name(task)}-metrics.png").write_bytes(png)
         pics.append(png_img(png, alt=f"{task} fine-grained metrics"))
     if cas.steps and cas.verdicts:
@@ -147,15 +155,14 @@ def _gallery(failures: Sequence[Record], out: Path, config: Config) -> Markup:
         if reason:
             caption += [Markup("<br>"), tag("span", str(reason)[:300], class_="muted")]
         answer = sample.get("answer")
-        if isinstance(answer, str) and os.path.isabs(answer) and os.path.exists(answer):
-            caption += [Markup("<br>"), tag("a", "answer file", href=Path(os.path.relpath(answer, out)).as_posix())]
+        if isinstance(answer, str) and os.path.isabs(answer) and os.path.isfile(answer):  # a local file, never a URL
+            caption += [Markup("<br>"), tag("a", "answer file", href=rel_href(answer, out))]
         if picture is not None:
             from ..media.write import save_image
 
             name = f"overlays/{safe_name(sid)}.png"
             save_image(out / name, picture)
-            img = tag("a", Markup(f'<img src="{thumbnail_data_uri(picture)}" alt="{esc("overlay of " + sid)}">'),
-                      href=name)
+            img = tag("a", void("img", src=thumbnail_data_uri(picture), alt="overlay of " + sid), href=rel_href(name))
         else:
             img = tag("div", "(no overlay for this sample)", class_="muted")
         figs.append(tag("figure", Markup(img + tag("figcaption", join(caption)))))

@@ -1,4 +1,8 @@
-"""Report charts with matplotlib's Agg backend (no display needed): PNG bytes out."""
+"""Report charts with matplotlib's Agg backend (no display needed): PNG bytes out.
+
+Every label from data (models, tasks, metric and check names) goes through
+:func:`~cvcheck.report.text.chart_text`: no mathtext, nothing unencodable.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import io
 from typing import Sequence
 
 from .tables import Cascade, MetricRow, Pivot
+from .text import chart_text
 
 PALETTE = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C")
 
@@ -40,13 +45,13 @@ def pivot_bars(table: Pivot, *, title: str) -> bytes:
         for col in table.cols:
             cell = table.cells.get((row, col))
             heights.append(100 * cell.rate if cell is not None and cell.rate is not None else 0.0)
-        bars = ax.bar(x + (i - (len(table.rows) - 1) / 2) * width, heights, width, label=row,
+        bars = ax.bar(x + (i - (len(table.rows) - 1) / 2) * width, heights, width, label=chart_text(row),
                       color=PALETTE[i % len(PALETTE)])
         ax.bar_label(bars, fmt="%.0f", fontsize=7, padding=1)
-    ax.set_xticks(x, table.cols, rotation=20 if len(table.cols) > 4 else 0)
+    ax.set_xticks(x, [chart_text(c) for c in table.cols], rotation=20 if len(table.cols) > 4 else 0)
     ax.set_ylim(0, 105)
     ax.set_ylabel("overall (%)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(chart_text(title, limit=80), fontsize=10)
     if len(table.rows) > 1:
         ax.legend(fontsize=7, frameon=False, ncols=min(4, len(table.rows)))
     ax.spines[["top", "right"]].set_visible(False)
@@ -57,7 +62,7 @@ def cascade_chart(c: Cascade) -> bytes:
     """Share of verdicts passing each gate check alone and cumulatively, then overall."""
     import numpy as np
 
-    labels = [s.check for s in c.steps] + ["overall"]
+    labels = [chart_text(s.check) for s in c.steps] + ["overall"]
     single = [s.passed for s in c.steps] + [c.overall]
     cumul = [s.cumulative for s in c.steps] + [c.overall]
     n = max(1, c.verdicts)
@@ -69,23 +74,26 @@ def cascade_chart(c: Cascade) -> bytes:
     ax.set_xticks(x, labels, rotation=20, fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_ylabel("% of verdicts")
-    ax.set_title(f"{c.task}: metric cascade (n={c.verdicts})", fontsize=10)
+    ax.set_title(f"{chart_text(c.task)}: metric cascade (n={c.verdicts})", fontsize=10)
     ax.legend(fontsize=7, frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
 
 
-def metric_chart(task: str, rows: Sequence[MetricRow]) -> bytes:
-    """Horizontal bars of fine-grained metric rates (failure modes in red)."""
+def metric_chart(task: str, rows: Sequence[MetricRow], *, verdicts: int | None = None) -> bytes:
+    """Horizontal bars of fine-grained metric rates (failure modes in red); a metric that not all
+    ``verdicts`` have is labelled with its own denominator (``videos 6``)."""
     fig, ax = _figure(5.5, 0.45 * max(2, len(rows)) + 1.0)
-    names = [f"{r.name} {r.arrow}" for r in rows][::-1]
+    names = [f"{chart_text(r.name)} {r.arrow}" + (f" ({r.denominator(verdicts)})"
+                                                   if verdicts is not None and r.n != verdicts else "")
+             for r in rows][::-1]
     vals = [100 * r.mean for r in rows][::-1]
     colors = [PALETTE[3] if r.lower_is_better else PALETTE[0] for r in rows][::-1]
     bars = ax.barh(names, vals, color=colors)
     ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=2)
     ax.set_xlim(0, 110)
-    ax.set_xlabel("% of verdicts (fractions: mean x 100)")
-    ax.set_title(f"{task}: fine-grained metrics", fontsize=10)
+    ax.set_xlabel("% of the results that have it (fractions: mean x 100)")
+    ax.set_title(f"{chart_text(task)}: fine-grained metrics", fontsize=10)
     ax.tick_params(axis="y", labelsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)

@@ -1,30 +1,93 @@
 """Self-contained HTML: every dynamic string is escaped unless wrapped in :class:`Markup`.
 
-Charts and gallery thumbnails are embedded as ``data:`` URIs; full-size overlays are
-linked as files next to the page. No scripts, no external resources.
+Charts and gallery thumbnails are embedded as ``data:`` URIs; full-size overlays and
+answer files are linked as relative paths. No scripts, no external resources, and no
+link or image source taken from data: ``href``/``src`` take only a :class:`SafeURL`
+(a ``./``-prefixed, percent-encoded relative path from :func:`rel_href`, or a base64
+image made here by :func:`image_uri`).
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import os
+import re
+from pathlib import Path
 from typing import Any, Iterable, Sequence
+from urllib.parse import quote
+
+from .text import clean_text
 
 
 class Markup(str):
     """A string already safe for HTML (built by this module)."""
 
 
+class SafeURL(str):
+    """A URL allowed in ``href``/``src``: a relative path or an embedded image made by this module."""
+
+
+_IMAGE_URI = re.compile(r"data:image/(?:png|jpeg);base64,[A-Za-z0-9+/]*={0,2}")
+
+
 def esc(value: Any) -> Markup:
-    """Escape any value for HTML text or attributes (``Markup`` passes through)."""
+    """Escape any value for HTML text or attributes (``Markup`` passes through); unencodable and control
+    characters become U+FFFD (:func:`~cvcheck.report.text.clean_text`)."""
     if isinstance(value, Markup):
         return value
-    return Markup(html.escape("" if value is None else str(value), quote=True))
+    return Markup(html.escape(clean_text(value), quote=True))
+
+
+def rel_href(target: str | os.PathLike[str], base: str | os.PathLike[str] | None = None) -> SafeURL:
+    """A link to the file ``target``: relative to the folder ``base`` (when given; else ``target`` is
+    already relative), ``./``-prefixed (a first segment such as ``javascript:`` is a path, never a scheme)
+    and percent-encoded from the file system's bytes."""
+    rel = os.path.relpath(target, base) if base is not None else os.fspath(target)
+    if os.path.isabs(rel):
+        raise ValueError(f"not a relative path: {rel!r}")
+    posix = Path(rel).as_posix()
+    try:
+        raw = posix.encode("utf-8", "surrogateescape")  # a name read from disk: its bytes
+    except UnicodeEncodeError:  # a lone surrogate no file name can hold
+        raw = posix.encode("utf-8", "replace")
+    return SafeURL("./" + quote(raw, safe="/"))
+
+
+def image_uri(data: bytes, mime: str = "image/png") -> SafeURL:
+    """Embedded image bytes as a ``data:`` URI."""
+    if mime not in ("image/png", "image/jpeg"):
+        raise ValueError(f"not an embedded image type: {mime}")
+    return SafeURL(f"data:{mime};base64," + base64.b64encode(data).decode("ascii"))
+
+
+def _url(name: str, value: Any) -> str:
+    if not isinstance(value, SafeURL):
+        raise TypeError(f"{name}= takes a SafeURL (rel_href or image_uri), not {type(value).__name__}")
+    if value.startswith("data:") and not _IMAGE_URI.fullmatch(value):
+        raise ValueError(f"{name}= data URI is not a base64 PNG/JPEG")
+    return value
 
 
 def tag(name: str, body: Any = "", **attrs: Any) -> Markup:
-    attr = "".join(f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"' for k, v in attrs.items() if v is not None)
-    return Markup(f"<{name}{attr}>{esc(body)}</{name}>")
+    """``<name attrs>body</name>``, everything escaped; ``href`` and ``src`` must be :class:`SafeURL`."""
+    return Markup(_open(name, attrs) + f"{esc(body)}</{name}>")
+
+
+def void(name: str, **attrs: Any) -> Markup:
+    """An element without content, e.g. ``void("img", src=image_uri(png), alt="...")``."""
+    return Markup(_open(name, attrs))
+
+
+def _open(name: str, attrs: dict[str, Any]) -> str:
+    out = []
+    for k, v in attrs.items():
+        if v is None:
+            continue
+        key = k.rstrip("_").replace("_", "-")
+        value = _url(key, v) if key in ("href", "src") else v
+        out.append(f' {key}="{esc(value)}"')
+    return f"<{name}{''.join(out)}>"
 
 
 def join(parts: Iterable[Any], sep: str = "") -> Markup:
@@ -42,8 +105,7 @@ def table(headers: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str
 
 
 def png_img(png: bytes, *, alt: str, width: int | None = None) -> Markup:
-    uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    return Markup(f'<img src="{uri}" alt="{esc(alt)}"' + (f' width="{int(width)}"' if width else "") + ">")
+    return void("img", src=image_uri(png), alt=alt, width=int(width) if width else None)
 
 
 CSS = """

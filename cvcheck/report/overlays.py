@@ -8,7 +8,6 @@ verdict banner.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +20,8 @@ from ..config import Config
 from ..media.picture import answer_picture
 from ..media.video import modality_of
 from ..registry import TASKS
+from .html import SafeURL, image_uri
+from .text import ascii_text
 
 
 def _answer_picture(record: Mapping[str, Any], *, config: Config) -> np.ndarray | None:
@@ -37,7 +38,7 @@ def banner(image: np.ndarray, text: str, *, ok: bool) -> np.ndarray:
     h = max(24, w // 20)
     bar = np.full((h, w, 3), 32, np.uint8)
     scale = h / 40
-    cv2.putText(bar, text[:120], (6, int(h * 0.7)), cv2.FONT_HERSHEY_SIMPLEX, scale,
+    cv2.putText(bar, ascii_text(text)[:120], (6, int(h * 0.7)), cv2.FONT_HERSHEY_SIMPLEX, scale,
                 (80, 220, 80) if ok else (255, 90, 90), max(1, int(scale * 2)), cv2.LINE_AA)
     return np.vstack([bar, image])
 
@@ -68,18 +69,21 @@ def render_record(record: Mapping[str, Any], *, config: Config | None = None) ->
     return banner(picture, text, ok=record.get("overall") == 1.0)
 
 
-def thumbnail_data_uri(image: np.ndarray, *, max_side: int = 320, quality: int = 80) -> str:
+def thumbnail_data_uri(image: np.ndarray, *, max_side: int = 320, quality: int = 80) -> SafeURL:
     """A small JPEG of ``image`` as a ``data:`` URI (for self-contained HTML)."""
     h, w = image.shape[:2]
     scale = min(1.0, max_side / max(h, w))
     small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
     ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(small[:, :, ::-1]), [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:  # pragma: no cover
-        return ""
-    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+        raise ValueError("OpenCV could not encode a JPEG thumbnail")
+    return image_uri(buf.tobytes(), "image/jpeg")
 
 
 def safe_name(sid: str) -> str:
-    """A file name for a sample id (unsafe characters replaced, stable hash suffix)."""
-    keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in sid)[:80].lstrip(".") or "sample"
-    return f"{keep}-{hashlib.sha1(sid.encode('utf-8')).hexdigest()[:8]}"
+    """A file name for a sample id: letters, digits and ``-_.`` kept, anything else replaced, a stable
+    hash of the whole id appended (distinct ids never share a file; lone surrogates are fine)."""
+    sid = str(sid)
+    keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in sid)[:80].lstrip(".")
+    digest = hashlib.sha1(sid.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{keep or 'sample'}-{digest}"

@@ -6,26 +6,30 @@ import csv
 import io
 from typing import Any, Mapping, Sequence
 
-from .tables import NONE_LABEL, group_value, metric_rows, pct, pivot, rates_by
+from .tables import NONE_LABEL, group_value, is_verdict, metric_rows, pct, pivot, rates_by
+from .text import csv_cell, md_text
 
 Record = Mapping[str, Any]
 CSV_KEYS = ("task", "model", "difficulty")
 
 
 def summary_csv(records: Sequence[Record], *, keys: Sequence[str] = CSV_KEYS) -> str:
-    """Long format: one row per (task, model, difficulty) with counts and the overall rate."""
+    """Long format: one row per (task, model, difficulty) with counts and the overall rate. Text cells that
+    a spreadsheet would run as a formula are prefixed with ``'`` (:func:`~cvcheck.report.text.csv_cell`)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow([*keys, "samples", "verdicts", "passed", "overall_pct", "unparseable", "errors"])
+    w.writerow([csv_cell(k) for k in (*keys, "samples", "verdicts", "passed", "overall_pct", "unparseable",
+                                      "errors")])
     for group, r in rates_by(records, keys).items():
-        w.writerow([*group, r.n, r.verdicts, r.passed, pct(r.rate) if r.rate is not None else "",
-                    r.unparseable, r.errors])
+        w.writerow([csv_cell(v) for v in (*group, r.n, r.verdicts, r.passed,
+                                          pct(r.rate) if r.rate is not None else "", r.unparseable, r.errors)])
     return buf.getvalue()
 
 
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def _md_table(headers: Sequence[Any], rows: Sequence[Sequence[Any]]) -> str:
+    """A GFM table; every cell is text (:func:`~cvcheck.report.text.md_text`) except :class:`Bold` ones."""
     def cell(v: Any) -> str:
-        return str(v).replace("|", "\\|").replace("\n", " ")
+        return f"**{md_text(v)}**" if isinstance(v, Bold) else md_text(v)
 
     lines = ["| " + " | ".join(cell(h) for h in headers) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
@@ -33,17 +37,21 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
+class Bold(str):
+    """A Markdown table cell shown in bold (a label of ours, not data)."""
+
+
 def pivot_markdown(records: Sequence[Record], row_key: str, col_key: str = "task") -> str:
     t = pivot(records, row_key, col_key)
     rows = [[r, *(pct(t.cells[(r, c)].rate) if (r, c) in t.cells else "—" for c in t.cols),
              pct(t.row_totals[r].rate)] for r in t.rows]
-    rows.append(["**All**", *(pct(t.col_totals[c].rate) for c in t.cols), pct(t.total.rate)])
+    rows.append([Bold("All"), *(pct(t.col_totals[c].rate) for c in t.cols), pct(t.total.rate)])
     return _md_table([row_key.capitalize(), *t.cols, "All"], rows)
 
 
 def summary_markdown(records: Sequence[Record], *, title: str) -> str:
     """Overall (%) by model x task and difficulty x task, then fine-grained metrics per task."""
-    parts = [f"# {title}", "", f"{len(records)} results; overall = % of verdicts (ok + unparseable) "
+    parts = [f"# {md_text(title)}", "", f"{len(records)} results; overall = % of verdicts (ok + unparseable) "
              "whose gated overall is 1; errors are excluded and counted apart.", ""]
     parts += ["## Overall (%) by model", "", pivot_markdown(records, "model"), ""]
     if {group_value(r, "difficulty") for r in records} != {NONE_LABEL}:
@@ -53,13 +61,16 @@ def summary_markdown(records: Sequence[Record], *, title: str) -> str:
         fine, _ = metric_rows(sub)
         if not fine:
             continue
-        rows = []
+        rows: list[list[Any]] = []
         models = sorted({group_value(r, "model") for r in sub})
-        for name, recs in [*((m, [r for r in sub if group_value(r, "model") == m]) for m in models), ("**All**", sub)]:
+        groups = [(m, [r for r in sub if group_value(r, "model") == m]) for m in models]
+        for name, recs in [*groups, (Bold("All"), sub)]:
             by_name = {m.name: m for m in metric_rows(recs)[0]}
             rate = rates_by(recs, ()).get(())
             rows.append([name, *(pct(by_name[m.name].mean) if m.name in by_name else "—" for m in fine),
                          pct(rate.rate if rate else None)])
-        parts += [f"## {task}: fine-grained metrics (%) by model", "",
+        verdicts = sum(1 for r in sub if is_verdict(r))
+        rows.append([Bold("n"), *(m.denominator(verdicts) for m in fine), f"verdicts {verdicts}"])
+        parts += [f"## {md_text(task)}: fine-grained metrics (%) by model", "",
                   _md_table(["Model", *(f"{m.name} {m.arrow}" for m in fine), "overall ↑"], rows), ""]
     return "\n".join(parts)

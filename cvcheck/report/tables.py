@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..stats import FRACTIONS, LOWER_IS_BETTER, MMGR_METRICS, phi_from_counts
+from ..stats import LOWER_IS_BETTER, MMGR_METRICS, phi_from_counts
 
 Record = Mapping[str, Any]
 NONE_LABEL = "(none)"
@@ -122,10 +122,17 @@ class MetricRow:
     median: float | None = None
     minimum: float | None = None
     maximum: float | None = None
+    modalities: tuple[str, ...] = ()  #: modalities of the verdicts that have it (e.g. video-only metrics)
 
     @property
     def arrow(self) -> str:
         return "↓" if self.lower_is_better else "↑"
+
+    def denominator(self, verdicts: int) -> str:
+        """What its rate is over, e.g. ``verdicts 30``, or ``videos 6`` for a metric only videos have."""
+        if self.n != verdicts and len(self.modalities) == 1 and self.modalities[0] in ("image", "video"):
+            return f"{self.modalities[0]}s {self.n}"
+        return f"verdicts {self.n}"
 
 
 def metric_rows(records: Iterable[Record]) -> tuple[list[MetricRow], list[MetricRow]]:
@@ -136,6 +143,7 @@ def metric_rows(records: Iterable[Record]) -> tuple[list[MetricRow], list[Metric
     """
     values: dict[str, list[float]] = defaultdict(list)
     booleans: dict[str, bool] = {}
+    modalities: dict[str, set[str]] = defaultdict(set)
     order: list[str] = []
     for r in records:
         if not is_verdict(r):
@@ -148,11 +156,13 @@ def metric_rows(records: Iterable[Record]) -> tuple[list[MetricRow], list[Metric
                 order.append(k)
             values[k].append(x)
             booleans[k] = booleans.get(k, True) and isinstance(v, bool)
+            modalities[k].add(str(r.get("modality")))
     fine, diag = [], []
     for k in order:
         xs = values[k]
         binary = all(x in (0.0, 1.0) for x in xs)
-        row = MetricRow(k, len(xs), statistics.fmean(xs), binary, k in LOWER_IS_BETTER)
+        row = MetricRow(k, len(xs), statistics.fmean(xs), binary, k in LOWER_IS_BETTER,
+                        modalities=tuple(sorted(modalities[k])))
         if k in MMGR_METRICS or (binary and booleans[k]):
             fine.append(row)
         else:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import math
+import numbers
+import re
 from typing import Any
 
 from ..errors import InputError
+from ..limits import printable
 
 MIN_N, MAX_N = 3, 9  #: grid sizes read (one digit per cell)
+_SIDE = re.compile(r"[0-9]{1,3}")  #: one box side: ASCII digits only (no '²', no '٣')
+_RXC = re.compile(r"([0-9]{1,3})\s*[x*]\s*([0-9]{1,3})")
 
 
 def default_boxes(n: int) -> tuple[int, int] | None:
@@ -36,24 +41,22 @@ def parse_boxes(value: Any, n: int | None = None) -> tuple[int, int] | None | st
         return None
     if isinstance(value, str) and value.strip().lower() in ("", "auto"):
         return "auto"
+    shape: tuple[int, ...] = ()
     if isinstance(value, str):
         text = value.strip().lower()
         if text in ("none", "0", "latin"):
             return None
-        parts = text.replace("*", "x").split("x")
-        try:
-            shape = tuple(int(p) for p in parts)
-        except ValueError:
-            shape = ()
-    elif isinstance(value, (list, tuple)):
-        try:
+        m = _RXC.fullmatch(text)
+        if m:
+            shape = (int(m.group(1)), int(m.group(2)))
+    elif isinstance(value, (list, tuple)) and len(value) == 2:
+        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
             shape = tuple(int(v) for v in value)
-        except (TypeError, ValueError):
-            shape = ()
-    else:
-        shape = ()
+        elif all(isinstance(v, str) and _SIDE.fullmatch(v.strip()) for v in value):
+            shape = tuple(int(v) for v in value)
     if len(shape) != 2 or min(shape) < 1 or not MIN_N <= shape[0] * shape[1] <= MAX_N:
-        raise InputError(f"boxes must be 'RxC' (R*C = N, {MIN_N} <= N <= {MAX_N}) or 'none', got {value!r}")
+        raise InputError(f"boxes must be 'RxC' (R*C = N, {MIN_N} <= N <= {MAX_N}) or 'none', "
+                         f"got {printable(repr(value), 60)}")
     if n is not None and shape[0] * shape[1] != n:
         raise InputError(f"boxes {shape[0]}x{shape[1]} do not tile a {n}x{n} grid")
     return shape[0], shape[1]

@@ -13,7 +13,6 @@ as nested lists, flat lists, strings like ``"1.3.4..."`` ('.' or '0' empty, whit
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +21,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..limits import JSONLimitError, loads_json, printable
 from .boxes import MAX_N, MIN_N, boxes_label, default_boxes, resolve_boxes
 from .solver import solve_unique
 
 GridLike = Any
+
+
+MAX_GRID_N = MAX_N          #: largest grid side accepted (N x N cells, 3 <= N <= 9: one ASCII digit per cell)
+MAX_GRID_TEXT = 10_000      #: characters in a grid string (a 9x9 grid with separators has ~200)
+_DIGITS = "0123456789"
 
 
 def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
@@ -34,34 +39,59 @@ def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
     Parameters
     ----------
     value : str, list or ndarray
-        ``"1.3.4..."`` strings (row-major), JSON text of a nested or flat list (or of an
-        object with a ``grid`` key), nested/flat lists or an array. Files are read by
-        :func:`cvcheck.sudoku.task.load_grid`.
+        ``"1.3.4..."`` strings (row-major; ASCII digits and '.', so N <= 9), JSON text of a
+        nested or flat list (or of an object with a ``grid`` key), nested/flat lists of
+        integers, or an integer array. Files are read by :func:`cvcheck.sudoku.task.load_grid`.
     name : str
         Used in error messages.
+
+    Raises
+    ------
+    InputError
+        Anything but N x N integers in 0..N (3 <= N <= 9): floats, booleans, huge
+        numbers, non-ASCII digits such as '²', deep JSON.
     """
+    return _parse(value, name, allow_json=True)
+
+
+def _parse(value: GridLike, name: str, *, allow_json: bool) -> np.ndarray:
     if isinstance(value, Path) or (isinstance(value, str) and looks_like_path(value)):
-        raise InputError(f"{name} {str(value)!r} looks like a file path: read the file first "
+        raise InputError(f"{name} {printable(str(value), 80)!r} looks like a file path: read the file first "
                          "(cvcheck.sudoku.task.load_grid reads JSON and digit-string files)")
     if isinstance(value, dict):
+        if "grid" not in value and name not in value:
+            raise InputError(f"{name} object has no 'grid' key")
         value = value.get("grid", value.get(name))
+        if isinstance(value, dict):
+            raise InputError(f"{name} 'grid' must be a list or a string, not an object")
     if isinstance(value, str):
+        if len(value) > MAX_GRID_TEXT:
+            raise InputError(f"{name} is {len(value):,} characters long: not a grid (at most {MAX_GRID_TEXT:,})")
         text = value.strip()
-        if text[:1] in "[{":
+        if text[:1] in '[{"':
+            if not allow_json:
+                raise InputError(f"{name} must be a list or a digit string")
             try:
-                return parse_grid(json.loads(text), name=name)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{name} is not valid JSON: {exc}") from exc
+                parsed = loads_json(text, max_depth=3)
+            except JSONLimitError as exc:
+                raise InputError(f"{name} is not valid JSON: {exc}") from None
+            return _parse(parsed, name, allow_json=False)
         cells = [c for c in text if not (c.isspace() or c in "|-+,")]
-        bad = sorted({c for c in cells if not (c == "." or c.isdigit())})
+        bad = sorted({c for c in cells if not (c == "." or c in _DIGITS)})
         if bad:
-            raise InputError(f"{name} string may hold only digits and '.', found {bad}")
-        flat = np.array([0 if c == "." else int(c) for c in cells], dtype=np.int64)
+            shown = ", ".join(ascii(c) for c in bad[:10]) + (" ..." if len(bad) > 10 else "")
+            raise InputError(f"{name} string may hold only the digits 0-9 and '.', found {shown}")
+        flat = np.array([0 if c == "." else ord(c) - 48 for c in cells], dtype=np.int64)
+    elif isinstance(value, np.ndarray):
+        if value.dtype.kind not in "iu":
+            raise InputError(f"{name} array must hold integers, got dtype {value.dtype}")
+        if value.ndim not in (1, 2) or value.size > MAX_GRID_N ** 2:
+            raise InputError(f"{name} array of shape {value.shape} is not a grid")
+        flat = value.astype(np.int64).ravel()
+    elif isinstance(value, (list, tuple)):
+        flat = np.array(_flatten(value, name), dtype=np.int64)
     else:
-        try:
-            flat = np.asarray(value, dtype=np.int64).ravel()
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"{name} must be a grid of integers, got {type(value).__name__}") from exc
+        raise InputError(f"{name} must be a grid of integers, got {type(value).__name__}")
     n = math.isqrt(flat.size)
     if flat.size == 0 or n * n != flat.size or not MIN_N <= n <= MAX_N:
         raise InputError(f"{name} has {flat.size} cells; expected N*N with {MIN_N} <= N <= {MAX_N} "
@@ -69,6 +99,22 @@ def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
     if flat.min() < 0 or flat.max() > n:
         raise InputError(f"{name} values must be 0 (empty) or 1..{n}")
     return flat.reshape(n, n).astype(np.int8)
+
+
+def _flatten(rows: list | tuple, name: str) -> list[int]:
+    """Cells of a flat list or a list of rows, each an integer (no bool, no float) of at most two digits."""
+    if len(rows) > MAX_GRID_N ** 2:
+        raise InputError(f"{name} has {len(rows):,} entries: not a grid")
+    nested = any(isinstance(r, (list, tuple)) for r in rows)
+    if nested and not all(isinstance(r, (list, tuple)) and len(r) <= MAX_GRID_N for r in rows):
+        raise InputError(f"{name} must be a flat list of cells or a list of rows of at most {MAX_GRID_N} cells")
+    cells = [c for r in rows for c in r] if nested else list(rows)
+    for c in cells:
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)):
+            raise InputError(f"{name} cells must be integers, found {printable(repr(c), 40)}")
+        if not 0 <= c <= 99:
+            raise InputError(f"{name} values must be 0 (empty) or 1..N, found {printable(str(c), 40)}")
+    return [int(c) for c in cells]
 
 
 def looks_like_path(text: str) -> bool:

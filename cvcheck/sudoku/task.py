@@ -7,7 +7,6 @@ and the report reach the task through :func:`grade_sample`, :func:`grade` and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import CvcheckError, InputError, MediaError
+from ..limits import JSONLimitError, loads_json
 from ..media.image import load_image
 from ..media.picture import answer_picture
 from ..media.video import FrameReader, iter_frames, modality_of
@@ -47,18 +47,20 @@ def load_grid(value: GridLike, *, name: str = "grid") -> GridLike:
         return value
     path = Path(value)
     try:
+        if path.exists() and not path.is_file():  # a folder, a pipe, a device: never opened
+            raise InputError(f"{name} {path} is not a regular file")
         if path.stat().st_size > MAX_GRID_FILE_BYTES:
             raise InputError(f"{name} file {path} is over {MAX_GRID_FILE_BYTES:,} bytes: not a grid")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{name} file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"cannot read {name} from {path}: {exc}") from exc
     if path.suffix.lower() == ".json" or text.lstrip()[:1] in "[{":
         try:
-            return json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise InputError(f"{name} file {path} is not valid JSON: {exc}") from exc
+            return loads_json(text, max_depth=3)
+        except JSONLimitError as exc:
+            raise InputError(f"{name} file {path} is not valid JSON: {exc}") from None
     return text
 
 
@@ -83,9 +85,12 @@ def require_complete(reader: FrameReader) -> None:
     if reader.truncated:
         raise MediaError(f"video {reader.name} is truncated or corrupt after {reader.frames_read} frame(s) "
                          f"({reader.error}); its final frame, which CV and CA are read from, is missing")
+    if reader.max_frames_reached:
+        raise MediaError(f"video {reader.name} has more than {reader.max_frames} frames (media.max_frames); "
+                         "its final frame, which CV and CA are read from, was not reached")
 
 
-def puzzle_spec(*, puzzle: GridLike = None, puzzle_image: str | os.PathLike | None = None,
+def puzzle_spec(*, puzzle: GridLike = None, puzzle_image: str | os.PathLike[str] | None = None,
                 solution: GridLike = None, boxes: Any = "auto", config: Config,
                 engine: DigitEngine | None = None) -> tuple[SudokuSpec | None, PuzzleOrigin | None]:
     """The spec from a puzzle grid (or grid file) or a puzzle image file; (None, None) when neither
@@ -94,12 +99,19 @@ def puzzle_spec(*, puzzle: GridLike = None, puzzle_image: str | os.PathLike | No
     if _optional(puzzle) is not None:
         return load_spec(puzzle, solution, boxes=boxes, config=config), None
     if puzzle_image:
-        picture = load_image(puzzle_image, config=config.media)
+        picture = load_image(_image_path(puzzle_image), config=config.media)
         return puzzle_from_image(picture, solution=solution, boxes=boxes, config=config, engine=engine)
     return None, None
 
 
-def _timeline(path: str | os.PathLike, spec: SudokuSpec | None, config: Config, engine: DigitEngine | None,
+def _image_path(value: Any, name: str = "puzzle_image") -> str | os.PathLike[str]:
+    """A picture's path as given (a manifest's JSON may hold any value there): text or a path, else InputError."""
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    raise InputError(f"{name} must be the path of an image file, got {type(value).__name__}")
+
+
+def _timeline(path: str | os.PathLike[str], spec: SudokuSpec | None, config: Config, engine: DigitEngine | None,
               keep_final: bool, *, boxes: Any = "auto", solution: GridLike = None) -> Timeline:
     reader = iter_frames(path, config=config.media)
     info = reader.info
@@ -114,8 +126,8 @@ def _timeline(path: str | os.PathLike, spec: SudokuSpec | None, config: Config, 
     return timeline
 
 
-def verify_video_file(path: str | os.PathLike, puzzle: GridLike = None, solution: GridLike = None, *,
-                      puzzle_image: str | os.PathLike | None = None, boxes: Any = "auto",
+def verify_video_file(path: str | os.PathLike[str], puzzle: GridLike = None, solution: GridLike = None, *,
+                      puzzle_image: str | os.PathLike[str] | None = None, boxes: Any = "auto",
                       config: Config | None = None, id: str = "", engine: DigitEngine | None = None) -> Result:
     """Grade an answer video file, streaming its frames; a truncated video raises MediaError.
 
@@ -131,9 +143,9 @@ def verify_video_file(path: str | os.PathLike, puzzle: GridLike = None, solution
     return video_result(tl, id=id, config=cfg)
 
 
-def grade(answer: str | os.PathLike, *, puzzle: GridLike = None, solution: GridLike = None,
-          puzzle_image: str | os.PathLike | None = None, boxes: Any = "auto", config: Config, id: str = "",
-          modality: str | None = None, overlay_path: str | os.PathLike | None = None) -> Result:
+def grade(answer: str | os.PathLike[str], *, puzzle: GridLike = None, solution: GridLike = None,
+          puzzle_image: str | os.PathLike[str] | None = None, boxes: Any = "auto", config: Config, id: str = "",
+          modality: str | None = None, overlay_path: str | os.PathLike[str] | None = None) -> Result:
     """Grade an answer file (image or video) against its puzzle (a grid, a grid file or a
     puzzle image; videos: or their first frames) and optional solution.
 
@@ -175,22 +187,28 @@ def grade_sample(sample: Mapping[str, Any], *, config: Config) -> Result:
         if modality != "video" and sample.get("puzzle") in (None, "") and not sample.get("puzzle_image"):
             raise InputError(f"sudoku sample {sid!r} (an image) needs 'puzzle' or 'puzzle_image'")
         return grade(sample["answer"], puzzle=sample.get("puzzle"), solution=sample.get("solution"),
-                     puzzle_image=sample.get("puzzle_image"), boxes=sample.get("boxes") or "auto", config=config,
+                     puzzle_image=sample.get("puzzle_image"), boxes=_boxes_field(sample), config=config,
                      id=sid, modality=modality)
     except CvcheckError as exc:
         return error_result(id=sid, task=TASK, pipeline=PIPELINE, modality=modality, exc=exc,
                             config_hash=config.section_hash("sudoku"))
 
 
+def _boxes_field(sample: Mapping[str, Any]) -> Any:
+    """A sample's ``boxes``: absent, null or "" is "auto"; anything else goes to parse_boxes (false, 0: refused)."""
+    value = sample.get("boxes")
+    return "auto" if value is None or value == "" else value
+
+
 def check_references(sample: Mapping[str, Any], *, config: Config) -> None:
     """Check the sample's references (``cvcheck validate``): the puzzle and solution grids
     parse and agree (a puzzle without a solution must have exactly one), a puzzle image is
     a readable picture, and an image answer has one of them. Raises InputError when invalid."""
-    boxes = parse_boxes(sample.get("boxes") or "auto")
+    boxes = parse_boxes(_boxes_field(sample))
     if sample.get("puzzle") not in (None, ""):
         load_spec(sample["puzzle"], sample.get("solution"), boxes=boxes, config=config)
     elif sample.get("puzzle_image"):
-        load_image(sample["puzzle_image"], config=config.media)
+        load_image(_image_path(sample["puzzle_image"]), config=config.media)
         if sample.get("solution") not in (None, ""):
             parse_grid(load_grid(sample["solution"], name="solution"), name="solution")
     elif modality_of(sample) != "video":

@@ -208,7 +208,7 @@ def _plan(spec: MazeSpec, behaviour: str, look: VideoLook, rng: np.random.Genera
             kernel = np.ones(w) / w
             smooth = np.stack([np.convolve(padded[:, i], kernel, mode="valid") for i in range(2)], axis=1)
             dense = np.concatenate([smooth[:-1] + f * np.diff(smooth, axis=0) for f in np.linspace(0, 1, 8)])
-            idx = np.clip(np.floor(dense * q).astype(int), 0, np.array(free.shape) - 1)
+            idx = np.clip(np.floor(dense * px).astype(int), 0, np.array(free.shape) - 1)
             clear = free[idx[:, 0], idx[:, 1]] >= margin
             if not core.in_core(dense).any() and clear.all():
                 positions = smooth

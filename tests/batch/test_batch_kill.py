@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from batch_helpers import maze_corpus
+from batch_helpers import maze_corpus, wait_for_file, write_jsonl
 
 from cvcheck.batch import read_records
 from cvcheck.batch.store import comparable
@@ -68,8 +68,8 @@ def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path: Pat
         for k in range(3):  # up to three kills per trial
             if trial == 1 and k == 0:      # during start-up, before any result
                 plan = {"kill_after": rng.uniform(0.05, 0.3)}
-            elif (trial + k) % 2 == 0:     # at a random moment
-                plan = {"kill_after": rng.uniform(0.05, full_s)}
+            elif (trial + k) % 2 == 0:     # at a random moment (or, on a faster run, as the last result lands)
+                plan = {"kill_after": rng.uniform(0.05, full_s), "kill_at_results": len(want)}
             else:                          # just as the n-th result lands (n random): mid-run for sure
                 plan = {"kill_at_results": _lines(out) + rng.randint(1, 6), "kill_after": 2 * full_s + 5}
             if _run(manifest, out, **plan) != -9:
@@ -111,27 +111,26 @@ def _children_of(pid: int) -> list[int]:
 def test_workers_do_not_outlive_a_killed_run(tmp_path: Path) -> None:
     """Workers busy on a long sample die with their parent instead of grading for nobody."""
     manifest = tmp_path / "m.jsonl"
-    manifest.write_text("".join(
-        f'{{"id": "s{i}", "task": "batch-test", "answer": "x.png", "sleep": 60}}\n' for i in range(2)))
+    never = tmp_path / "never"  # the samples wait for this file: they are busy until killed
+    write_jsonl(manifest, [{"id": f"s{i}", "task": "batch-test", "answer": "x.png", "gate": str(never),
+                            "started": str(tmp_path / f"started-{i}")} for i in range(2)])
     code = ("import sys; from cvcheck import registry;"
             " registry.register('batch-test', 'batch_helpers:grade_sample');"
             " from cvcheck.cli import main; sys.exit(main())")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+    tests = str(Path(__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.Popen([sys.executable, "-c", code, "run", str(manifest), "-o", str(tmp_path / "r.jsonl"),
                              "--workers", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=env)
-    deadline = time.monotonic() + 60
-    workers: list[int] = []
-    while time.monotonic() < deadline and len(workers) < 2:
-        time.sleep(0.2)
-        workers = [p for p in _children_of(proc.pid) if "spawn_main" in _cmdline(p)]
-    assert len(workers) == 2, "the workers did not start"
-    time.sleep(1.0)  # both are now sleeping inside a sample
+    for i in range(2):  # both workers are now inside a sample
+        wait_for_file(tmp_path / f"started-{i}", alive=proc)
+    workers = [p for p in _children_of(proc.pid) if "spawn_main" in _cmdline(p)]
+    assert len(workers) == 2, workers
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 300  # only stops a broken test: the kernel kills them at once
     while time.monotonic() < deadline and any(_alive(p) for p in workers):
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert not any(_alive(p) for p in workers)
 
 

@@ -19,10 +19,10 @@ def make_client(server):
     from cvcheck.judge.cache import JudgeCache
     from cvcheck.judge.client import JudgeClient
 
-    def make(**kw):
+    def make(**kw):  # a generous timeout: only tests about timeouts set a short one
         kw.setdefault("cache", JudgeCache(":memory:"))
         opts = dict(model="judge-x", base_url=server.base_url, api_key="sk-test-SECRET",
-                    timeout_s=0.2, max_retries=2, backoff_s=0.01, max_backoff_s=0.05)
+                    timeout_s=30.0, max_retries=2, backoff_s=0.01, max_backoff_s=0.05)
         opts.update(kw)
         return JudgeClient(**opts)
 

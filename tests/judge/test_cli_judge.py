@@ -32,7 +32,7 @@ def test_mmvet_cli_live_then_cached_then_replayed(server, tmp_path, capsys, monk
     data, preds = _mmvet_files(tmp_path)
     args = ["judge", "mmvet", "--data", str(data), "--predictions", str(preds), "--runs", "2",
             "--base-url", server.base_url, "--model", "gpt-4-0613", "--api-key-env", "SECRET_JUDGE_KEY",
-            "--cache", str(tmp_path / "c.sqlite"), "--timeout", "2"]
+            "--cache", str(tmp_path / "c.sqlite"), "--timeout", "60"]
     assert main(args + ["-o", str(tmp_path / "out1"), "--record", str(tmp_path / "rec.json")]) == 0
     first = capsys.readouterr().out
     assert "total 62.5 ± 0.0" in first and len(server.requests) == 8

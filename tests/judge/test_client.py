@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 from cvcheck.config import JudgeConfig
 from cvcheck.errors import ConfigError
+from cvcheck.judge import client as client_module
 from cvcheck.judge.cache import JudgeCache, request_key
 from cvcheck.judge.client import JudgeClient, JudgeRequest
 from cvcheck.judge.content import image_hashes, image_part, user_message
+
+from .openai_server import run_bounded
 
 
 def _req(text="Is it solved?", **params):
@@ -32,32 +37,39 @@ def test_success_returns_text_and_reported_model(server, make_client):
     assert sent["authorization"] == "Bearer sk-test-SECRET"
 
 
-def test_timeout_gives_error_reply_quickly(server, make_client):
-    server.default = ("sleep", 1.0, "late")
-    client = make_client(max_retries=1)
-    t0 = time.monotonic()
-    reply = client.complete(_req())
-    assert not reply.ok and reply.error_code == "timeout"
-    assert time.monotonic() - t0 < 1.0
-    assert client.http_requests == 2
+def test_timeout_gives_error_reply(server, make_client):
+    server.default = ("sleep", 600, "late")  # far beyond the client's deadline, whatever the load
+    client = make_client(max_retries=1, timeout_s=0.5)
+    reply = run_bounded(client.complete, _req())
+    assert not reply.ok and reply.error_code == "timeout" and reply.attempts == 2
+    assert client.http_requests == 2 and len(server.requests) == 2
 
 
 def test_trickling_body_cannot_hang_the_client(server, make_client):
-    server.default = ("trickle", 0.03, "x" * 100)
-    t0 = time.monotonic()
-    reply = make_client(max_retries=0).complete(_req())
-    assert not reply.ok and reply.error_code == "timeout" and time.monotonic() - t0 < 1.0
+    server.default = ("trickle", 0.5, "x" * 100)  # ~60 s of body at a byte per 0.5 s
+    reply = run_bounded(make_client(max_retries=0, timeout_s=2.0).complete, _req())
+    assert not reply.ok and reply.error_code == "timeout" and len(server.requests) == 1
+    assert server.wait_idle()
+    assert server.requests[0]["bytes_sent"] < 40  # stopped long before the body's 120 bytes
 
 
-def test_429_then_success_honours_retry_after(server, make_client):
-    server.script.extend([("status", 429, "0.05"), ("status", 429, None)])
+def test_429_then_success_honours_retry_after(server, make_client, monkeypatch):
+    waits: list[float] = []
+    monkeypatch.setattr(client_module, "_sleep", waits.append)  # see the backoff without waiting it
+    server.script.extend([("status", 429, "7"), ("status", 429, None)])
     server.default = ("reply", "no")
-    client = make_client(max_retries=3)
-    t0 = time.monotonic()
+    client = make_client(max_retries=3, backoff_s=0.25, max_backoff_s=30.0)
     reply = client.complete(_req())
     assert reply.ok and reply.text == "no" and reply.attempts == 3
-    assert time.monotonic() - t0 >= 0.05  # the Retry-After delay was waited
+    assert waits == [7.0, 0.5]  # Retry-After, then backoff_s * 2 for the second retry
     assert len(server.requests) == 3
+
+
+def test_backoff_is_capped_and_never_overflows():
+    from cvcheck.judge.client import _backoff
+
+    assert _backoff(1, None, 1.0, 30.0) == 1.0 and _backoff(3, None, 1.0, 30.0) == 4.0
+    assert _backoff(5000, None, 1.0, 30.0) == 30.0 and _backoff(1, 99.0, 1.0, 30.0) == 30.0
 
 
 def test_500s_until_give_up(server, make_client):
@@ -82,10 +94,12 @@ def test_malformed_completion_is_an_error_reply(server, make_client, body):
 
 
 def test_connection_refused_is_an_error_reply():
-    client = JudgeClient(model="m", base_url="http://127.0.0.1:9/v1", timeout_s=0.2, max_retries=1,
-                         backoff_s=0.0)
-    reply = client.complete(_req())
-    assert not reply.ok and reply.error_code in {"connection_error", "timeout"}
+    with socket.socket() as taken:  # bound but not listening: connections to it are refused
+        taken.bind(("127.0.0.1", 0))
+        client = JudgeClient(model="m", base_url=f"http://127.0.0.1:{taken.getsockname()[1]}/v1",
+                             timeout_s=30.0, max_retries=1, backoff_s=0.0)
+        reply = run_bounded(client.complete, _req())
+    assert not reply.ok and reply.error_code == "connection_error"
     assert client.http_requests == 2  # connection errors are retried
 
 
@@ -133,11 +147,24 @@ def test_tag_and_params_change_the_key():
     assert request_key("m2", [user_message("q")], {"temperature": 0})[0] != base
 
 
-def test_concurrency_limit_is_respected(server, make_client):
-    server.default = ("sleep", 0.05, "ok")
-    client = make_client(concurrency=2, timeout_s=2.0)
-    replies = client.complete_many([_req(f"q{i}") for i in range(6)])
-    assert all(r.ok for r in replies) and server.max_in_flight <= 2
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_concurrency_limit_is_respected(server, make_client, limit):
+    # Each request is held until `limit` were in flight at once (an event, not a sleep), and
+    # more threads call than the limit allows: overlap can only come from the client's limit,
+    # so the peak must be exactly the limit.
+    server.default = ("gate", limit, "ok")
+    client = make_client(concurrency=limit, timeout_s=120.0)  # longer than the server's 60 s gate
+    with ThreadPoolExecutor(max_workers=limit + 3) as pool:
+        futures = [pool.submit(client.complete, _req(f"q{i}")) for i in range(2 * limit + 3)]
+        replies = [f.result(timeout=120) for f in futures]
+    assert all(r.ok for r in replies) and len(server.requests) == 2 * limit + 3
+    assert server.max_in_flight == limit
+
+
+def test_complete_many_keeps_to_the_limit(server, make_client):
+    server.default = ("gate", 2, "ok")
+    replies = run_bounded(make_client(concurrency=2, timeout_s=120.0).complete_many, [_req(f"q{i}") for i in range(7)])
+    assert [r.text for r in replies] == ["ok"] * 7 and server.max_in_flight == 2
 
 
 def test_replay_from_recorded_file_without_server(server, make_client, tmp_path):
@@ -181,8 +208,9 @@ def test_retry_after_header_forms():
 
     assert _retry_after("3") == 3.0 and _retry_after("-1") == 0.0 and _retry_after(None) is None
     assert _retry_after("soon") is None
-    future = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 <= _retry_after(future) <= 31
+    future = email.utils.formatdate(time.time() + 3600, usegmt=True)
+    assert 3000 <= _retry_after(future) <= 3601  # minutes of slack: no timing assumption
+    assert _retry_after("inf") is None and _retry_after("nan") is None
 
 
 def test_unserialisable_request_is_error_reply(make_client):
@@ -206,7 +234,7 @@ def test_cache_shared_by_processes(tmp_path):
     for p in procs:
         p.start()
     for p in procs:
-        p.join(30)
+        p.join(300)  # a guard against a hang, generous for a loaded machine
     assert [p.exitcode for p in procs] == [0, 0]
     cache = JudgeCache(path)
     assert len(cache) == 60 and cache.get("k25") == ("m", "25")

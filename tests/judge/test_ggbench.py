@@ -26,7 +26,6 @@ from cvcheck.judge.ggbench import (
 from cvcheck.judge.ggbench_parse import upstream_mid_value
 from cvcheck.schema import Status
 
-
 # Reply forms -> (cvcheck reading, upstream value), upstream worked out by hand from
 # opendatalab-raiser/GGBench evaluate.py (commit f555ffd):
 #   text / final image: `score = completion...content.strip()`; `item["eval_text_result"] = score.strip()`;

@@ -26,7 +26,7 @@ def test_grader_uses_env_server_and_cache(server, monkeypatch, tmp_path):
     monkeypatch.delenv("CVCHECK_JUDGE_REPLAY", raising=False)
     server.default = ("reply", "0.8")
     sample = {"id": "q", "task": "mmvet", "question": "q", "ground_truth": "a", "prediction": "p"}
-    cfg = Config().with_overrides(["judge.timeout_s=2"])
+    cfg = Config().with_overrides(["judge.timeout_s=60"])
     assert grade(sample, config=cfg).overall == 0.8 and len(server.requests) == 1
     assert grade(sample, config=cfg).overall == 0.8 and len(server.requests) == 1
 

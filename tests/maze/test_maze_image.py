@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cvcheck.config import Config, MazeConfig
-from cvcheck.errors import InputError, MediaError
+from cvcheck.errors import InputError
 from cvcheck.maze import MazeSpec, verify_image
 from cvcheck.maze.extract import parse_reference
 from cvcheck.schema import Result, Status

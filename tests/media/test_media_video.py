@@ -136,3 +136,122 @@ def test_prefetched_forwards_frames_errors_and_stops_early(clip: Path) -> None:
     gen = prefetched(iter_frames(clip), depth=1)
     next(gen)
     gen.close()  # must not block on the full queue
+
+
+# -- truth about completeness: variable frame rates, cut tails, max_frames ----------------
+
+def _write_timed(path: Path, n: int = 30, *, vfr: bool, codec: str = "libx264", options: dict | None = None) -> Path:
+    """A real encoded video; ``vfr``: per-frame timestamps 40 ms / 200 ms apart (no constant rate)."""
+    import fractions
+
+    import av
+
+    container = av.open(str(path), "w", options=options or {})
+    stream = container.add_stream(codec, rate=12)
+    stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+    tb = fractions.Fraction(1, 1000)
+    if vfr:
+        stream.codec_context.time_base = tb
+    t = 0
+    for i in range(n):
+        frame = np.full((48, 64, 3), 255, np.uint8)
+        frame[:, (2 * i) % 56:(2 * i) % 56 + 8] = (0, 200, 0)
+        vf = av.VideoFrame.from_ndarray(frame, format="rgb24")
+        if vfr:
+            vf.pts, vf.time_base = t, tb
+            t += 40 if i % 3 else 200
+        for packet in stream.encode(vf):
+            container.mux(packet)
+    for packet in stream.encode():
+        container.mux(packet)
+    container.close()
+    return path
+
+
+def _packet_offsets(path: Path) -> list[int]:
+    import av
+
+    with av.open(str(path)) as c:
+        return [p.pos for p in c.demux(c.streams.video[0]) if p.size]
+
+
+FORMATS = [("mp4", "libx264", {"movflags": "faststart"}), ("mkv", "libx264", {}), ("webm", "libvpx-vp9", {}),
+           ("avi", "mpeg4", {})]
+
+
+@pytest.mark.parametrize("ext, codec, options", FORMATS)
+@pytest.mark.parametrize("vfr", [False, True])
+def test_complete_videos_are_never_called_truncated(tmp_path: Path, ext: str, codec: str, options: dict,
+                                                    vfr: bool) -> None:
+    path = _write_timed(tmp_path / f"v.{ext}", vfr=vfr, codec=codec, options=options)
+    reader = iter_frames(path)
+    assert sum(1 for _ in reader) == 30  # the count comes from decoding
+    assert not reader.truncated and reader.error is None and not reader.max_frames_reached
+
+
+@pytest.mark.parametrize("ext, codec, options", FORMATS)
+@pytest.mark.parametrize("vfr", [False, True])
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_cutting_the_last_packets_is_noticed(tmp_path: Path, ext: str, codec: str, options: dict, vfr: bool,
+                                             k: int) -> None:
+    path = _write_timed(tmp_path / f"v.{ext}", vfr=vfr, codec=codec, options=options)
+    data = path.read_bytes()
+    start = _packet_offsets(path)[-k]
+    for cut_at in (start, start + 5):  # at a packet's start, and inside it
+        cut = tmp_path / f"cut.{ext}"
+        cut.write_bytes(data[:cut_at])
+        reader = iter_frames(cut)
+        n = sum(1 for _ in reader)
+        assert reader.truncated and reader.error, (cut_at, n)
+        assert n <= 30 - k + 1
+
+
+def test_max_frames_cut_is_reported_not_silent(tmp_path: Path) -> None:
+    from cvcheck.config import MediaConfig
+
+    path = _write_timed(tmp_path / "v.mp4", vfr=True, options={"movflags": "faststart"})
+    exact = iter_frames(path, config=MediaConfig(max_frames=30))
+    assert sum(1 for _ in exact) == 30 and not exact.max_frames_reached  # nothing was left
+    reader = iter_frames(path, config=MediaConfig(max_frames=10))
+    assert sum(1 for _ in reader) == 10 and reader.max_frames_reached and not reader.truncated
+    assert reader.report()["max_frames_reached"] and "media.max_frames" in reader.notes()[0]
+    arrays = iter_frames([np.zeros((4, 4, 3), np.uint8)] * 5, max_frames=3)
+    assert sum(1 for _ in arrays) == 3 and arrays.max_frames_reached
+
+
+def test_sudoku_refuses_a_video_cut_by_max_frames_and_maze_notes_it(tmp_path: Path) -> None:
+    import av
+    import cv2
+
+    from cvcheck.config import Config
+    from cvcheck.maze.task import grade as grade_maze
+    from cvcheck.sudoku.task import grade as grade_sudoku
+    from cvcheck.synth.maze_cases import make_case
+
+    case = make_case(3)
+    ref = tmp_path / "ref.png"
+    cv2.imwrite(str(ref), case.reference[:, :, ::-1])
+    h, w = (s - s % 2 for s in case.reference.shape[:2])
+    path = tmp_path / "v.mp4"  # 12 frames of the solution picture: a maze is found in every one
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=12)
+        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
+        for _ in range(12):
+            frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(case.reference[:h, :w]), format="rgb24")
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    cfg = Config().with_overrides(["media.max_frames=5"])
+    with pytest.raises(MediaError, match="media.max_frames"):
+        grade_sudoku(path, puzzle="1.3..4.2.1.3...1", solution="1234341221434321", config=cfg)
+    result = grade_maze(path, reference=ref, config=cfg)
+    assert result.details["read"]["max_frames_reached"] and result.details["read"]["frames_read"] == 5
+    assert any("media.max_frames" in n for n in result.details["notes"])
+    full = grade_maze(path, reference=ref, config=Config())
+    assert not full.details["read"]["max_frames_reached"] and full.details["read"]["frames_read"] == 12
+
+
+def test_frames_over_the_aspect_limit_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(MediaError, match="max_aspect_ratio"):
+        list(iter_frames([np.zeros((2, 400, 3), np.uint8)]))

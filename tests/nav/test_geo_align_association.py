@@ -11,8 +11,15 @@ import pytest
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 from cvcheck.errors import InputError
-from cvcheck.nav import absolute_trajectory_error, geo_align, psnr, relative_pose_error, resample_by_arclength, ssim
-from cvcheck.nav import association
+from cvcheck.nav import (
+    absolute_trajectory_error,
+    association,
+    geo_align,
+    psnr,
+    relative_pose_error,
+    resample_by_arclength,
+    ssim,
+)
 from cvcheck.nav.association import associate
 from cvcheck.nav.viewsyn import data_range_of
 

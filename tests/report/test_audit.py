@@ -97,7 +97,7 @@ def test_audit_folder_draws_overlays_of_disagreements(tmp_path: Path) -> None:
     assert main(["audit", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "-o", str(tmp_path / "au")]) == 0
     page = (tmp_path / "au" / "index.html").read_text()
     pngs = list((tmp_path / "au" / "overlays").glob("*.png"))
-    assert len(pngs) == 1 and f'href="overlays/{pngs[0].name}"' in page and recs[0]["id"] in page
+    assert len(pngs) == 1 and f'href="./overlays/{pngs[0].name}"' in page and recs[0]["id"] in page
 
 
 def test_pixel_vs_recorded_judge_audit_through_the_batch_runner(tmp_path: Path) -> None:

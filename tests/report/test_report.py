@@ -7,6 +7,7 @@ import io
 import json
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 import pytest
@@ -63,9 +64,10 @@ def test_report_folder(results: Path, tmp_path: Path) -> None:
     srcs = re.findall(r'<img src="([^"]+)"', page)
     assert srcs and all(s.startswith("data:image/") for s in srcs)
     links = re.findall(r'<a href="([^"]+)"', page)
-    assert links and all((out / h).is_file() for h in links)  # overlays and answer files, relative
+    assert links and all(h.startswith("./") for h in links)  # relative paths, never a scheme
+    assert all((out / unquote(h)).is_file() for h in links)  # overlays and answer files
     failing = sum(1 for r in read_records(results).records if r["status"] != "error" and r["overall"] != 1.0)
-    overlays = [h for h in links if h.startswith("overlays/")]
+    overlays = [h for h in links if h.startswith("./overlays/")]
     assert len(overlays) == failing  # one overlay per failing verdict (all fit in the gallery)
     assert len(links) == 2 * failing  # and a link to each answer file
     assert len(list((out / "charts").glob("*.png"))) >= 3

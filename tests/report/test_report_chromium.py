@@ -32,7 +32,7 @@ def _chromium(*args: str, home: Path) -> subprocess.CompletedProcess:
     assert BROWSER is not None, "CVCHECK_REQUIRE_CHROMIUM=1 but no Chromium binary found"
     cmd = [BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
            f"--user-data-dir={home / 'profile'}", "--enable-logging=stderr", "--v=0", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(home)})
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "HOME": str(home)})
 
 
 def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:

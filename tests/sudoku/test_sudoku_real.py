@@ -186,6 +186,16 @@ def test_time_budget_stops_the_video_with_a_clear_error():
     assert "video_max_seconds=100" in r.error.message and "101 frame(s)" in r.error.message
 
 
+def test_a_video_cut_by_media_max_frames_is_refused_not_graded_on_a_middle_frame(tmp_path):
+    from cvcheck.registry import grade
+
+    video = _video(51, 4, ["cursor"]).write_mp4(tmp_path / "v.mp4")
+    sample = {"id": "v", "task": "sudoku", "answer": str(video)}
+    assert grade(sample, config=CFG).status is Status.OK
+    r = grade(sample, config=Config().with_overrides(["media.max_frames=3"]))
+    assert r.status is Status.ERROR and r.error.code == "bad_media" and "media.max_frames" in r.error.message
+
+
 def test_cli_puzzle_image_boxes_and_video_without_puzzle(tmp_path, capsys):
     from cvcheck.cli import main
 
@@ -213,6 +223,38 @@ def test_manifest_sample_with_only_an_answer_validates(tmp_path):
                                                     "puzzle_image": "p.png", "boxes": "2x3"}) + "\n")
     samples = load_manifest(tmp_path / "m.jsonl").samples
     assert [s["id"] for s in samples] == ["v", "i"] and samples[1]["puzzle_image"].endswith("p.png")
+
+
+def test_puzzle_image_path_resolves_against_the_manifest_folder_and_bad_values_are_input_errors(tmp_path):
+    from cvcheck.batch.manifest import load_manifest
+    from cvcheck.registry import grade
+
+    (tmp_path / "m.jsonl").write_text(json.dumps({"id": "i", "task": "sudoku", "answer": "i.png",
+                                                  "puzzle_image": "pictures/p"}) + "\n")
+    assert load_manifest(tmp_path / "m.jsonl").samples[0]["puzzle_image"] == str(tmp_path / "pictures" / "p")
+    for value in (5, [str(tmp_path / "p.png")], {"path": "p.png"}):
+        r = grade({"id": "x", "task": "sudoku", "answer": str(tmp_path / "a.png"), "puzzle_image": value}, config=CFG)
+        assert r.status is Status.ERROR and r.error.code == "bad_input", value
+        assert "puzzle_image must be the path of an image file" in r.error.message
+
+
+@pytest.mark.parametrize("bad", [True, False, 0, 2.5, [2.0, 2], [True, 4], ["2", 2], [2, 2, 1], {"r": 2},
+                                 [float("inf"), 2], "\u0662x\u0662", "\u00b2x2", "2x", "9" * 5000 + "x1"])
+def test_box_shapes_refuse_floats_bools_and_non_ascii_digits(bad):
+    from cvcheck.sudoku.boxes import parse_boxes
+
+    with pytest.raises(InputError, match="boxes must be") as info:
+        parse_boxes(bad)
+    assert len(str(info.value)) < 200
+
+
+def test_a_sample_boxes_false_or_zero_is_refused_not_taken_for_auto(tmp_path):
+    from cvcheck.registry import grade
+
+    for value in (False, 0, []):
+        r = grade({"id": "x", "task": "sudoku", "answer": str(tmp_path / "a.png"), "puzzle": "1" + "." * 15,
+                   "boxes": value}, config=CFG)
+        assert r.status is Status.ERROR and "boxes must be" in r.error.message, value
 
 
 def test_glyph_bank_reuses_only_confident_matching_readings():

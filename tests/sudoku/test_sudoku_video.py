@@ -6,9 +6,9 @@ import pytest
 
 from cvcheck.config import Config
 from cvcheck.errors import MediaError
+from cvcheck.media.video import iter_frames
 from cvcheck.registry import get_grader
 from cvcheck.schema import Result, Status
-from cvcheck.media.video import iter_frames
 from cvcheck.sudoku import verify_video
 from cvcheck.sudoku.task import verify_video_file
 from cvcheck.synth.sudoku import Style

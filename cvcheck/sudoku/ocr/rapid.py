@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import MissingDependencyError
+from ...errors import InputError, MissingDependencyError
 from .base import UNREADABLE, Reading
 
 BUNDLED_REC = "PP-OCRv6_rec_small.onnx"
@@ -47,8 +47,9 @@ def select_providers(device: str) -> list[str]:
     if "CUDAExecutionProvider" in available:
         return ["CUDAExecutionProvider", "CPUExecutionProvider"]
     if device == "cuda":
-        raise MissingDependencyError("sudoku.ocr_device='cuda' needs onnxruntime-gpu with CUDA "
-                                     "(pip install 'cvcheck[gpu]'); available providers: " + ", ".join(available))
+        raise MissingDependencyError("sudoku.ocr_device='cuda' needs onnxruntime-gpu with CUDA in place of "
+                                     "onnxruntime (pip uninstall -y onnxruntime && pip install onnxruntime-gpu); "
+                                     "available providers: " + ", ".join(available))
     return ["CPUExecutionProvider"]
 
 
@@ -72,7 +73,11 @@ class RapidOcrEngine:
             opts.intra_op_num_threads = threads
             opts.inter_op_num_threads = 1
         self.providers = select_providers(device)
-        self._session = ort.InferenceSession(str(path), sess_options=opts, providers=self.providers)
+        try:
+            self._session = ort.InferenceSession(str(path), sess_options=opts, providers=self.providers)
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's own error types (InvalidProtobuf, Fail...)
+            what = "sudoku.ocr_model_path" if model_path else "the bundled OCR model"
+            raise InputError(f"{what} {path} is not an ONNX model onnxruntime can load: {exc}") from None
         self._input = self._session.get_inputs()[0].name
         chars = self._session.get_modelmeta().custom_metadata_map.get("character", "").splitlines()
         # class 0 is the CTC blank, then the dictionary

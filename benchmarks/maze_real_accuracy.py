@@ -1,0 +1,139 @@
+"""Maze verdicts on an independent corpus (maze-dataset-drawn, labels from the plan), per way in.
+
+Generates (or reuses) a :mod:`benchmarks.mazeworld` corpus — MMGR, MazePlot and
+VMEvalKit looks, every behaviour and effect — and grades each answer through
+``cvcheck.maze.task.grade`` once per way of giving the maze:
+
+- ``video``: no maze given, read from the video's own first frames (videos only);
+- ``puzzle``: the unsolved puzzle image (same look);
+- ``maze``: the maze-dataset ``connection_list`` JSON;
+- ``ascii``: maze-dataset's ASCII form;
+- ``reference``: the MMGR solution image.
+
+Prints gate and per-metric agreement per way and modality, wall crossings and teleports
+caught, how many ground-truth solves pass, agreement per look and behaviour, the
+disagreements, and writes everything to ``--json``.
+
+Usage::
+
+    pip install -e ".[test]"     # maze-dataset
+    python benchmarks/maze_real_accuracy.py --seed 777 --videos 300 --images 200 --workers 2
+    python benchmarks/maze_real_accuracy.py --corpus benchmarks/out/mazeworld-777 --ways video,maze
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+METRICS = ("maze_changed", "cross_wall", "target_achievement", "reflection")
+WAYS = {"video": None, "puzzle": "puzzle", "maze": "maze", "ascii": "maze_ascii", "reference": "reference"}
+
+
+def grade_case(job: tuple[str, dict[str, Any], str]) -> dict[str, Any]:
+    """Grade one case one way (in a worker process); never raises."""
+    root, case, way = job
+    from cvcheck.config import Config
+    from cvcheck.maze.task import grade
+
+    folder = Path(root)
+    field = WAYS[way]
+    kwargs = {} if field is None else {("maze" if way == "ascii" else way): str(folder / case[field])}
+    t0 = time.perf_counter()
+    try:
+        r = grade(folder / case["answer"], config=Config(), id=case["id"], **kwargs)
+        got = {"status": r.status.value, "overall": int(r.overall or 0),
+               **{m: r.metrics.get(m) for m in METRICS}, "teleports": r.metrics.get("teleports"),
+               "notes": r.details.get("notes") or [r.details.get("reason")]}
+    except Exception as exc:  # noqa: BLE001 - a bad input here is a finding, not a crash
+        got = {"status": "exception", "overall": 0, "notes": [f"{type(exc).__name__}: {exc}"]}
+    got["seconds"] = time.perf_counter() - t0
+    return {"id": case["id"], "way": way, "modality": case["modality"], "look": case["look"],
+            "behaviour": case["behaviour"], "effects": case["effects"], "labels": case["labels"], "got": got}
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    by: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by[(row["modality"], row["way"])].append(row)
+    for (modality, way), group in sorted(by.items()):
+        gate = sum(r["got"]["overall"] == r["labels"]["overall"] and r["got"]["status"] != "exception"
+                   for r in group)
+        metrics = {m: sum(r["got"].get(m) == r["labels"][m] for r in group) for m in METRICS}
+        crossing = [r for r in group if r["labels"]["cross_wall"]]
+        teleport = [r for r in group if r["labels"].get("teleports")]
+        solves = [r for r in group if r["labels"]["overall"] == 1]
+        per_look = Counter(r["look"] for r in group)
+        look_ok = Counter(r["look"] for r in group if r["got"]["overall"] == r["labels"]["overall"])
+        per_beh = Counter(r["behaviour"] for r in group)
+        beh_ok = Counter(r["behaviour"] for r in group if r["got"]["overall"] == r["labels"]["overall"])
+        seconds = sorted(r["got"]["seconds"] for r in group)
+        out[f"{modality}/{way}"] = {
+            "n": len(group), "gate_agreement": gate, "gate_rate": round(gate / len(group), 4),
+            "metric_agreement": metrics,
+            "crossings_caught": f"{sum(r['got'].get('cross_wall') == 1 for r in crossing)}/{len(crossing)}",
+            "teleports_caught": f"{sum(r['got'].get('cross_wall') == 1 for r in teleport)}/{len(teleport)}",
+            "solves_passed": f"{sum(r['got']['overall'] == 1 for r in solves)}/{len(solves)}",
+            "per_look": {k: f"{look_ok[k]}/{v}" for k, v in sorted(per_look.items())},
+            "per_behaviour": {k: f"{beh_ok[k]}/{v}" for k, v in sorted(per_beh.items())},
+            "median_seconds": round(seconds[len(seconds) // 2], 3),
+        }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, help="an existing mazeworld corpus folder (with cases.jsonl)")
+    ap.add_argument("--seed", type=int, default=777, help="corpus seed (when generating)")
+    ap.add_argument("--videos", type=int, default=300)
+    ap.add_argument("--images", type=int, default=200)
+    ap.add_argument("--ways", default="video,puzzle,maze,reference", help=f"comma list of {', '.join(WAYS)}")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "out" / "maze_real_accuracy.json")
+    args = ap.parse_args(argv)
+    ways = [w.strip() for w in args.ways.split(",") if w.strip()]
+    if any(w not in WAYS for w in ways):
+        ap.error(f"--ways takes {', '.join(WAYS)}")
+    folder = args.corpus
+    if folder is None:
+        sys.path.insert(0, str(ROOT))
+        from benchmarks.mazeworld.corpus import write_corpus
+
+        folder = ROOT / "benchmarks" / "out" / f"mazeworld-{args.seed}"
+        if not (folder / "cases.jsonl").is_file():
+            write_corpus(folder, videos=args.videos, images=args.images, seed=args.seed, workers=args.workers)
+    cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines() if line.strip()]
+    jobs = [(str(folder), c, w) for c in cases for w in ways if not (w == "video" and c["modality"] != "video")]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max(1, args.workers)) as pool:
+        rows = list(pool.map(grade_case, jobs, chunksize=4))
+    summary = summarise(rows)
+    misses = [r for r in rows if r["got"]["overall"] != r["labels"]["overall"] or r["got"]["status"] == "exception"]
+    # right gate, wrong reason: a metric that disagrees (a missed crossing or teleport among them)
+    metric_misses = [r for r in rows if r not in misses and any(r["got"].get(m) != r["labels"][m] for m in METRICS)]
+    for key, s in summary.items():
+        print(f"{key:<18} gate {s['gate_agreement']}/{s['n']} ({100 * s['gate_rate']:.2f} %)  crossings "
+              f"{s['crossings_caught']}  teleports {s['teleports_caught']}  solves passed {s['solves_passed']}  "
+              f"median {s['median_seconds']} s")
+        print(f"{'':<18} metrics {s['metric_agreement']}  looks {s['per_look']}")
+    print(f"{len(misses)} disagreement(s); {len(rows)} gradings in {time.perf_counter() - t0:.0f} s")
+    for r in misses:
+        print(f"  {r['id']} [{r['way']}] got {r['got']['overall']} want {r['labels']['overall']}: "
+              f"{'; '.join(str(n) for n in r['got']['notes'][:3])}  effects={','.join(r['effects'])}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    print(f"{len(metric_misses)} gate-agreeing grading(s) with a disagreeing metric (in --json: metric_misses)")
+    args.json.write_text(json.dumps({"corpus": str(folder), "summary": summary, "misses": misses,
+                                     "metric_misses": metric_misses}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

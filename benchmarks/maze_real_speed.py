@@ -1,0 +1,135 @@
+"""Real-look maze videos: verify time against decode-only time, side by side in one run.
+
+Draws valid-walk videos with maze-dataset in every mazeworld look (MMGR lattice, MazePlot lines,
+VMEvalKit-like) at two sizes - 480p with 81 frames (the length of many model outputs) and 720p
+with 8 s at 24 fps - and times, interleaved per repeat so load spikes hit both alike:
+
+* ``decode``: every frame decoded to RGB (``cvcheck.media.video.iter_frames``, which the
+  verifier uses) - the floor;
+* ``verify`` for two ways in: ``video`` (no maze given: the puzzle is read from the first frames)
+  and ``maze`` (the maze file given);
+
+as wall time and as CPU time of the process (all threads). Figures are medians over repeats of
+the per-video ratio verify / decode. The verifier decodes on a second thread while it analyses, so
+on an idle machine with two free cores its wall time approaches max(decode, analysis); on a busy
+one the CPU ratio is the steadier figure.
+
+Needs the test extra (maze-dataset)::
+
+    python benchmarks/maze_real_speed.py [--count 2] [--repeats 5] [--out /tmp/maze_real_speed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = {"480p-81f": ((832, 480), 81), "720p-8s": ((1280, 720), 192)}
+
+
+def cpu_seconds() -> float:
+    """User + system time of this process, all threads included."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
+def make_video(folder: Path, look: str, seed: int, frame_size: tuple[int, int], frames: int) -> tuple[Path, Path]:
+    """One valid walk drawn by maze-dataset in ``look``; returns (video, maze.json)."""
+    from benchmarks.mazeworld.encode import write_mp4
+    from benchmarks.mazeworld.motion import glide_timeline
+    from benchmarks.mazeworld.sampling import sample_maze_and_plan, sample_video
+    from benchmarks.mazeworld.video import VideoComposer
+
+    rng = np.random.default_rng([seed, 7])
+    maze, plan = sample_maze_and_plan(rng, "valid", grid_range=(5, 9))
+    draw = sample_video(rng, look, "valid", seed)
+    timeline = glide_timeline(plan, rng, hide_first=look == "mazeplot", icon_frames=draw.style.icon_frames,
+                              glide_in=True, speed_range=(0.05, 1.0), frame_options=(frames,))
+    style = replace(draw.style, frame_size=frame_size, wall_change=None, goal_change=None)
+    comp = VideoComposer(maze, plan, timeline, style)
+    name = f"{look}-{seed}-{frame_size[1]}p"
+    video = folder / f"{name}.mp4"
+    write_mp4(video, comp.frames(), fps=style.fps, crf=style.crf)
+    spec = folder / f"{name}.json"
+    spec.write_text(json.dumps(maze.to_json()) + "\n")
+    return video, spec
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--count", type=int, default=2, help="videos per look and size")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--out", type=Path, default=Path("/tmp/maze_real_speed"))
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+
+    from benchmarks.mazeworld.looks import LOOKS
+    from cvcheck.config import Config
+    from cvcheck.maze.task import grade
+    from cvcheck.media.video import iter_frames
+
+    config = Config()
+    videos = []
+    for size_name, (frame_size, n) in SIZES.items():
+        for look in LOOKS:
+            for i in range(args.count):
+                video, spec = make_video(args.out, look, args.seed + i, frame_size, n)
+                videos.append((size_name, look, video, spec))
+
+    def decode(video: Path) -> int:
+        return sum(1 for _ in iter_frames(video, config=config.media))
+
+    ways = {"video": lambda v, s: grade(v, config=config),
+            "maze": lambda v, s: grade(v, config=config, maze=s)}
+    runs: dict[tuple[str, str], dict[str, list[float]]] = {}
+    verdicts: dict[str, dict[str, int | None]] = {}
+    for _size, _look, video, spec in videos:  # warm-up: imports, lazy caches, first-touch pages
+        decode(video)
+        for way, fn in ways.items():
+            verdicts.setdefault(video.name, {})[way] = fn(video, spec).overall
+    for _ in range(args.repeats):
+        for size_name, _look, video, spec in videos:
+            t, c = time.perf_counter(), cpu_seconds()
+            frames = decode(video)
+            dw, dc = time.perf_counter() - t, cpu_seconds() - c
+            for way, fn in ways.items():
+                t, c = time.perf_counter(), cpu_seconds()
+                fn(video, spec)
+                vw, vc = time.perf_counter() - t, cpu_seconds() - c
+                r = runs.setdefault((size_name, way), {"wall": [], "cpu": [], "decode_ms_per_frame": [],
+                                                         "verify_ms_per_frame": []})
+                r["wall"].append(vw / dw)
+                r["cpu"].append(vc / max(dc, 1e-6))
+                r["decode_ms_per_frame"].append(1000 * dw / frames)
+                r["verify_ms_per_frame"].append(1000 * vw / frames)
+
+    report = {
+        "videos": len(videos), "repeats": args.repeats, "looks": list(LOOKS),
+        "verdicts_all_pass": all(v == 1 for per in verdicts.values() for v in per.values()),
+        "ratios_verify_over_decode": {
+            f"{size}/{way}": {"wall_median": round(statistics.median(r["wall"]), 3),
+                              "cpu_median": round(statistics.median(r["cpu"]), 3),
+                              "decode_ms_per_frame_median": round(statistics.median(r["decode_ms_per_frame"]), 2),
+                              "verify_ms_per_frame_median": round(statistics.median(r["verify_ms_per_frame"]), 2)}
+            for (size, way), r in sorted(runs.items())},
+    }
+    if not report["verdicts_all_pass"]:
+        report["verdicts"] = verdicts
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

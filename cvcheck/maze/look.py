@@ -1,0 +1,168 @@
+"""Learn how a maze video draws its agent, from its first frames (pure array code).
+
+The maze itself (box, grid, walls, start and goal markers) is read by
+:func:`cvcheck.maze.read.read_maze`. The agent is what appears on the start or moves
+away from it: per hue class, the coloured blob nearest the start is followed over the
+first frames, and the agent's class is
+
+1. the one that moves away from the start (if several, the one that appeared latest:
+   an icon drawn over a start marker that stays);
+2. else the one that appeared on the start after the first frame (maze-dataset
+   ``MazePlot`` videos: the star appears on the start circle in frame 1);
+3. else, with two classes on the start, the one that is not the start marker's;
+4. else the start marker's own class (MMGR: the green square is the agent).
+
+Its hue window, saturation, value and size come from those observations, so a 3-px dot
+and a large icon are both found without fixed minimum areas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .lattice import MazeSpec, lattice_to_cell
+from .read import HUE_CLASSES, RED_HUES, Marker, MazeLook, find_markers, in_window
+from .style import StyleProfile
+
+NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is on the start
+MOVED = 0.4            #: cells: a followed blob this much farther than "on the start" has moved away
+FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
+GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
+WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
+MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
+LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
+LATTICE_THICKNESS = 0.3  #: walls this thick (cells) are analysed as a lattice, thinner ones as lines
+
+
+@dataclass(frozen=True)
+class AgentLook:
+    """The agent as learned from the first frames."""
+
+    hue_class: tuple[int, int]      #: OpenCV hue window of its class
+    hue: int                        #: its typical hue
+    area: float                     #: cells^2 (median over the frames it was seen on the start)
+    saturation: int                 #: typical HSV saturation and value (0-255)
+    value: int
+    how: str                        #: moved | appeared | on_start_marker | start_marker | default
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hue": self.hue, "hue_window": list(self.hue_class), "area_cells": round(self.area, 4),
+                "saturation": self.saturation, "value": self.value, "identified_by": self.how}
+
+
+def _class_of(hue: int) -> tuple[int, int]:
+    return next((cls for cls in HUE_CLASSES if in_window(hue, cls)), RED_HUES)
+
+
+def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> tuple[list[Marker], int, float] | None:
+    """Follow every blob that began on the start, frame to frame (within ``FOLLOW`` cells):
+    ``(blobs followed, first frame, farthest distance from the start)``; None if none began
+    there. A start marker that stays and an agent leaving it are both followed."""
+    first: int | None = None
+    followed: list[Marker] = []
+    current: list[Marker] = []
+    far = 0.0
+    for f, blobs in enumerate(per_frame):
+        if first is None:
+            current = [b for b in blobs if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START]
+            if current:
+                first = f
+                followed += current
+            continue
+        nxt = [b for b in blobs if any(np.hypot(b.row - c.row, b.col - c.col) <= FOLLOW for c in current)]
+        if nxt:
+            current = nxt
+            followed += nxt
+            far = max(far, max(float(np.hypot(b.row - start[0], b.col - start[1])) for b in nxt))
+    if first is None:
+        return None
+    # an agent drawing a trail stays one growing blob whose centre lags behind it
+    grew = max(b.area for b in followed) >= GREW * followed[0].area
+    return followed, first, far + (MOVED + NEAR_START if grew else 0.0)
+
+
+def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) -> AgentLook:
+    """The agent's look from the first frames of a video (see the module docstring)."""
+    sr, sc = lattice_to_cell(spec.start)
+    start = (sr + 0.5, sc + 0.5)
+    seen: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in HUE_CLASSES if cls != RED_HUES}
+    pale: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in seen}  # vivid only in part (+ trail)
+    box, grid, origin = _window(look, (sr, sc), WINDOW)
+    for frame in frames:
+        blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1], cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
+                 for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
+                 if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90]
+        for cls in seen:  # red is the goal's
+            seen[cls].append([b for b in blobs if _class_of(b.hue) == cls and _saturation(b) >= 90])
+            pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])
+    options = []
+    for cls, per_frame in seen.items():
+        spread = _spread(per_frame, start)
+        if spread is not None:
+            followed, first, far = spread
+            options.append((cls, followed, first, far - NEAR_START > MOVED))
+    marker_cls = _class_of(look.start.hue) if look.start is not None else None
+    how, pick = "default", None
+    if any(o[3] for o in options):
+        how, pick = "moved", max((o for o in options if o[3]), key=lambda o: o[2])
+    elif any(o[2] > 0 for o in options):
+        how, pick = "appeared", max((o for o in options if o[2] > 0), key=lambda o: o[2])
+    elif len(options) > 1 and marker_cls is not None and any(o[0] != marker_cls for o in options):
+        how, pick = "on_start_marker", max((o for o in options if o[0] != marker_cls), key=lambda o: len(o[1]))
+    elif options:
+        how, pick = "start_marker", max(options, key=lambda o: len(o[1]))
+    if pick is None:
+        ref = look.start
+        if ref is None:
+            return AgentLook(hue_class=HUE_CLASSES[3], hue=60, area=0.1, saturation=200, value=200, how="default")
+        return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area, saturation=200, value=200,
+                         how=how)
+    cls, followed, _, _ = pick
+    on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START] or followed
+    rgb = np.array([b.rgb for b in followed], np.float64)
+    early = on_start[:3]  # size and vividness as first seen on the start, before any trail it may draw
+    area = float(min(b.area for b in early))  # a trail it starts drawing only adds
+    # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
+    # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
+    with_pale = _spread(pale[cls], start)
+    trail = max(b.area for b in (with_pale[0] if with_pale else followed)) >= GREW * area
+    return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
+                     saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
+                                               for b in early])),
+                     value=int(np.median(rgb.max(axis=1))), how=how)
+
+
+def _window(look: MazeLook, cell: tuple[int, int], half: int) -> tuple[tuple[float, float, float, float],
+                                                                      tuple[int, int], tuple[int, int]]:
+    """The part of the maze within ``half`` cells of ``cell``: (box, grid, first cell)."""
+    t, l, b, r = look.box
+    py, px = look.pitch
+    r0, c0 = max(0, cell[0] - half), max(0, cell[1] - half)
+    r1, c1 = min(look.grid[0], cell[0] + half + 1), min(look.grid[1], cell[1] + half + 1)
+    return (t + r0 * py, l + c0 * px, t + r1 * py, l + c1 * px), (r1 - r0, c1 - c0), (r0, c0)
+
+
+def _saturation(b: Marker) -> float:
+    hi, lo = max(b.rgb), min(b.rgb)
+    return 255.0 * (hi - lo) / hi if hi else 0.0
+
+
+def detected_profile(look: MazeLook, agent: AgentLook) -> StyleProfile:
+    """A :class:`StyleProfile` for what was read and learned ("detected")."""
+    lo, hi = agent.hue_class
+    goal_area = look.goal.area if look.goal is not None else 0.1
+    goal_saturation = _saturation(look.goal) if look.goal is not None else 255.0
+    # areas in lattice cells^2 (a maze cell is 2 x 2 lattice cells); a third of the learned size
+    return StyleProfile(
+        name="detected", walls="lattice" if look.wall_thickness >= LATTICE_THICKNESS else "lines",
+        agent_hue=((lo - 5) % 180, (hi + 5) % 180), goal_hue=RED_HUES,
+        # goal, icons, coloured slots: below the paler of the agent and the goal marker as read
+        min_saturation=int(max(40, min(150, 0.65 * min(agent.saturation, goal_saturation)))),
+        agent_min_saturation=int(max(40, min(160, 0.7 * agent.saturation))),  # a pale trail is not the agent
+        min_value=int(max(60, min(90, 0.5 * agent.value))),
+        agent_min_area=max(0.002, 0.3 * 4 * agent.area), agent_area=4 * agent.area, goal_min_area=max(0.002, 0.3 * 4 * goal_area),
+        goal_changes_on_arrival=True, agent_is_start=True)

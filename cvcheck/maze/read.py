@@ -1,0 +1,725 @@
+"""Read a drawn maze of any look: where it is, its grid, each wall segment, its markers.
+
+One reader for every look met in practice (MMGR's lattice walls as wide as corridors,
+maze-dataset ``MazePlot`` thin lines with axis ticks and labels, VMEvalKit's medium
+lines with a faint cell grid and a caption touching the border...):
+
+1. **Ink**: darkness relative to the paper (the bright end of the image), on unsaturated
+   pixels only (coloured markers, paths and icons are not walls).
+2. **Where**: the largest ink structure (a perfect maze's walls are one piece with its
+   border); its outer border is the outermost rows/columns that are mostly ink, so text,
+   ticks or captions glued to the border do not move it. The box is reported as the
+   *centres* of the border lines.
+3. **Grid**: ink starts and stops within half a wall of a cell boundary (the edges of
+   thin lines, the unit boundaries of lattice walls); the grid is the smallest number of
+   cells whose boundaries carry (almost) all those edges (``grid=`` overrides).
+4. **Walls**: each boundary segment is read by the darkest ink across the line (any
+   thickness, from 1-px lines to lattice-wide walls) along its central half; a segment is
+   a wall when that ink is closer to the border's than to the open segments'.
+5. **Markers**: coloured blobs; the goal is the largest red one, the start the largest
+   blob of another hue (a solution path spanning several cells is ignored).
+
+All lengths are in image pixels unless named in cells; positions are ``(row, col)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ..errors import InputError
+from ..schema import Unparseable
+from ..vision.arrays import as_rgb
+from .lattice import Cell, MazeSpec, lattice_to_cell
+
+PAPER_PERCENTILE = 95  #: the paper's brightness: this percentile of the pixels' value
+INK_MIN = 0.25         #: darkness (share of the paper's brightness) that counts as ink when locating
+COLOUR_CHROMA = 45     #: max(RGB) - min(RGB) at or above this is colour, not ink
+COLOUR_VALUE = 70      #: ... for pixels at least this bright
+LATTICE_THICKNESS = 0.3  #: walls at least this thick (cells) are read as a lattice (MMGR), thinner ones as lines
+MAX_GRID = 60          #: cells per side at most
+
+Box = tuple[float, float, float, float]  # top, left, bottom, right (floats: line centres)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A coloured blob in the maze: its cell, where in it, how big, what colour."""
+
+    cell: Cell                   #: maze cell (row, col)
+    row: float                   #: centroid in cell units (cell (r, c) spans [r, r+1) x [c, c+1))
+    col: float
+    area: float                  #: in cells^2
+    hue: int                     #: OpenCV hue (0-179) of the blob's median colour
+    rgb: tuple[int, int, int]    #: median colour
+    peak_saturation: int = 0     #: its most vivid part (3x3 mean; a small dot's rim is paler)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cell": list(self.cell), "row": round(self.row, 3), "col": round(self.col, 3),
+                "area_cells": round(self.area, 4), "hue": self.hue, "rgb": list(self.rgb)}
+
+
+@dataclass(frozen=True)
+class MazeLook:
+    """How a maze is drawn in one picture (what the reader measured)."""
+
+    box: Box                          #: centres of the outer border lines, image pixels
+    grid: tuple[int, int]             #: (rows, cols)
+    wall_thickness: float             #: interior walls, in cells (MMGR lattice: 0.5)
+    border_thickness: float           #: outer border, in cells
+    wall_level: float                 #: darkness of the drawn walls (0-1)
+    open_level: float                 #: darkness of open boundaries (0 on white; a faint cell grid shows here)
+    start: Marker | None = None
+    goal: Marker | None = None
+
+    @property
+    def walls(self) -> str:
+        """``lattice`` (walls as wide as corridors) or ``lines`` (thin walls on cell boundaries)."""
+        return "lattice" if self.wall_thickness >= LATTICE_THICKNESS else "lines"
+
+    @property
+    def pitch(self) -> tuple[float, float]:
+        """Cell size in pixels (rows, cols)."""
+        t, l, b, r = self.box
+        return ((b - t) / self.grid[0], (r - l) / self.grid[1])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"walls": self.walls, "grid": list(self.grid), "box": [round(v, 1) for v in self.box],
+                "pitch_px": [round(v, 2) for v in self.pitch], "wall_thickness_cells": round(self.wall_thickness, 4),
+                "border_thickness_cells": round(self.border_thickness, 4), "wall_level": round(self.wall_level, 3),
+                "open_level": round(self.open_level, 3),
+                "start": self.start.to_dict() if self.start else None,
+                "goal": self.goal.to_dict() if self.goal else None}
+
+
+@dataclass(frozen=True)
+class MazeReading:
+    """A maze read from a picture: the maze itself and how it is drawn."""
+
+    spec: MazeSpec
+    look: MazeLook
+    vertical: np.ndarray = field(repr=False)    #: (rows, cols+1) darkness of each vertical boundary segment
+    horizontal: np.ndarray = field(repr=False)  #: (rows+1, cols) darkness of each horizontal boundary segment
+    threshold: float = 0.0                      #: darkness at or above which a segment is a wall
+    ambiguous: int = 0                          #: segments close to the threshold
+
+
+# -- ink and colour ----------------------------------------------------------------------------
+
+def _value_chroma(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """max(R, G, B) and max - min per pixel (uint8; OpenCV's vector ops, far faster than numpy's)."""
+    r, g, b = cv2.split(rgb)
+    vmax = cv2.max(cv2.max(r, g), b)
+    return vmax, cv2.subtract(vmax, cv2.min(cv2.min(r, g), b))
+
+
+def colour_mask(rgb: np.ndarray) -> np.ndarray:
+    """Saturated, bright-enough pixels (markers, paths, icons): uint8 0/255."""
+    value, chroma = _value_chroma(rgb)
+    return _colour(value, chroma)
+
+
+def _colour(value: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+    """0/255 where chroma >= COLOUR_CHROMA and value >= COLOUR_VALUE (uint8 thresholds)."""
+    _, vivid = cv2.threshold(chroma, COLOUR_CHROMA - 1, 255, cv2.THRESH_BINARY)
+    _, bright = cv2.threshold(value, COLOUR_VALUE - 1, 255, cv2.THRESH_BINARY)
+    return cv2.bitwise_and(vivid, bright)
+
+
+RIM_DARK = 0.75  #: pixels touching a coloured marker lighter than this are its seam, not ink
+
+
+def ink_map(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """Darkness of every pixel relative to the paper, 0 on coloured pixels; and the paper's value.
+
+    Returns ``(darkness, paper)``: float32 (H, W) in [0, 1].
+    """
+    rgb = as_rgb(image)
+    value, chroma = _value_chroma(rgb)
+    hist = cv2.calcHist([np.ascontiguousarray(value[::2, ::2])], [0], None, [256], [0, 256]).ravel()
+    paper = float(max(1, int(np.searchsorted(np.cumsum(hist), PAPER_PERCENTILE / 100 * hist.sum()))))
+    dark = np.clip((paper - value.astype(np.float32)) * np.float32(1.0 / paper), 0.0, 1.0)
+    colour = _colour(value, chroma)
+    # A grey seam that video chroma subsampling leaves along a marker's edge is no wall: only
+    # mid-dark pixels touching colour are dropped (a wall the marker touches stays dark).
+    rim = cv2.dilate(colour, np.ones((3, 3), np.uint8))
+    dark[(rim > 0) & ((colour > 0) | (dark < RIM_DARK))] = 0.0
+    return dark, paper
+
+
+# -- where ------------------------------------------------------------------------------------
+
+def _edges(counts: np.ndarray, floor: float) -> tuple[int, int, int, int] | None:
+    """First and last index with ``counts >= floor``, and the widths of the bands starting/ending there."""
+    hits = np.flatnonzero(counts >= floor)
+    if hits.size < 2:
+        return None
+    lo, hi = int(hits[0]), int(hits[-1])
+    lo_end = lo
+    while lo_end + 1 < counts.size and counts[lo_end + 1] >= floor:
+        lo_end += 1
+    hi_start = hi
+    while hi_start - 1 >= 0 and counts[hi_start - 1] >= floor:
+        hi_start -= 1
+    return lo, lo_end - lo + 1, hi, hi - hi_start + 1
+
+
+def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] | None:
+    """The maze's border: ``(centre box, border thicknesses top/left/bottom/right)``, or None.
+
+    The box runs through the centres of the outer border lines. The maze is the largest
+    ink structure that holds ink inside its own border; a border that blur or compression
+    parted from the walls is a hollow ring around them, taken with what it encloses; a
+    hollow ring at the picture's edge is a frame or letterbox bars, passed over.
+    """
+    ink = (dark >= INK_MIN).astype(np.uint8)
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    h_img, w_img = ink.shape
+    candidates: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = []  # (x0, y0, x1, y1), bands
+    for best in (1 + np.argsort(stats[1:, cv2.CC_STAT_AREA])[::-1])[:6]:
+        x, y, w, h = (int(v) for v in stats[best, :4])
+        if w < 12 or h < 12 or stats[best, cv2.CC_STAT_AREA] < 40:
+            break
+        comp = (labels[y:y + h, x:x + w] == best) & (ink[y:y + h, x:x + w] > 0)
+        found = _border_of(comp)
+        if found is None:
+            continue
+        (top, left, bottom, right), (t_top, t_left, t_bottom, t_right) = found
+        interior = comp[top + t_top:bottom - t_bottom + 1, left + t_left:right - t_right + 1]
+        at_edge = x == 0 or y == 0 or x + w == w_img or y + h == h_img
+        if at_edge and interior.sum() < 0.02 * comp.sum():
+            continue  # hollow, at the picture's edge: a frame or letterbox bars
+        candidates.append(((x + left, y + top, x + right, y + bottom), (t_top, t_left, t_bottom, t_right)))
+    if not candidates:
+        return _box_from_inside(ink)
+    # The outermost structure is the border (blur may have parted it from the walls it
+    # holds): read the border again from all the ink inside it.
+    (x0, y0, x1, y1), bands = max(candidates, key=lambda c: (c[0][2] - c[0][0]) * (c[0][3] - c[0][1]))
+    t_top, t_left, t_bottom, t_right = bands
+    if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
+        return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
+    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0)
+    return _centre_box(found, x0, y0) if found is not None else _box_from_inside(ink)
+
+
+def _centre_box(found: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], x: int,
+                y: int) -> tuple[Box, tuple[float, float, float, float]]:
+    (top, left, bottom, right), (t_top, t_left, t_bottom, t_right) = found
+    box = (y + top + (t_top - 1) / 2, x + left + (t_left - 1) / 2,
+           y + bottom - (t_bottom - 1) / 2, x + right - (t_right - 1) / 2)
+    return box, (float(t_top), float(t_left), float(t_bottom), float(t_right))
+
+
+def _box_from_inside(ink: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] | None:
+    """The border from the inside: the largest region of paper enclosed by ink is the maze's
+    corridors; its extent reaches the border's inner edges, and the border runs on outwards
+    from there (merged with whatever dark frame surrounds it)."""
+    paper = (ink == 0).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    h, w = ink.shape
+    best, best_area = 0, 0
+    for i in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if x > 0 and y > 0 and x + bw < w and y + bh < h and area > best_area:
+            best, best_area = i, area
+    if not best or best_area < 64:
+        return None
+    x, y, bw, bh = (int(v) for v in stats[best, :4])
+    top, left, bottom, right = y - 1, x - 1, y + bh, x + bw      # first ink row/column on each side
+    mid_r, mid_c = slice(y + bh // 4, y + 3 * bh // 4), slice(x + bw // 4, x + 3 * bw // 4)
+
+    def run(line: np.ndarray) -> int:
+        off = np.flatnonzero(line == 0)
+        return int(off[0]) if off.size else line.size
+
+    bands = (float(np.median([run(ink[top::-1, c]) for c in range(mid_c.start, mid_c.stop)])),
+             float(np.median([run(ink[r, left::-1]) for r in range(mid_r.start, mid_r.stop)])),
+             float(np.median([run(ink[bottom:, c]) for c in range(mid_c.start, mid_c.stop)])),
+             float(np.median([run(ink[r, right:]) for r in range(mid_r.start, mid_r.stop)])))
+    box = (top - (bands[0] - 1) / 2, left - (bands[1] - 1) / 2, bottom + (bands[2] - 1) / 2,
+           right + (bands[3] - 1) / 2)
+    return box, bands
+
+
+def _border_of(comp: np.ndarray) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
+    """Outer border of one ink structure: the outermost rows/columns that are mostly ink
+    (text or ticks glued to it are not), moved in to any full-span interior line."""
+    rows = _edges(comp.sum(axis=1).astype(float), 0.6 * float(comp.sum(axis=1).max()))
+    cols = _edges(comp.sum(axis=0).astype(float), 0.6 * float(comp.sum(axis=0).max()))
+    if rows is None or cols is None:
+        return None
+    top, t_top, bottom, t_bottom = rows
+    left, t_left, right, t_right = cols
+    top, bottom, t_top, t_bottom, left, right, t_left, t_right = _inner_borders(
+        comp, (top, bottom, t_top, t_bottom), (left, right, t_left, t_right))
+    return (top, left, bottom, right), (t_top, t_left, t_bottom, t_right)
+
+
+def _inner_borders(comp: np.ndarray, rows: tuple[int, int, int, int],
+                   cols: tuple[int, int, int, int]) -> tuple[int, int, int, int, int, int, int, int]:
+    """Move borders inwards to interior lines that span the whole maze.
+
+    No wall of a connected maze runs from border to border (it would cut the maze in
+    two), so such a line is the real border, the rest a frame drawn around more space
+    (maze-dataset's plots of non-square mazes); the side holding more ink is kept.
+    """
+    top, t_top, bottom, t_bottom = rows[0], rows[2], rows[1], rows[3]
+    left, t_left, right, t_right = cols[0], cols[2], cols[1], cols[3]
+    for axis in (0, 1):
+        if axis == 0:  # full-width horizontal lines
+            cover = comp[top + t_top:bottom - t_bottom + 1, left:right + 1].mean(axis=1)
+            first = top + t_top
+        else:          # full-height vertical lines
+            cover = comp[top:bottom + 1, left + t_left:right - t_right + 1].mean(axis=0)
+            first = left + t_left
+        full = np.flatnonzero(cover >= 0.97) + first
+        if full.size == 0:
+            continue
+        for g in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1):
+            lo_g, hi_g = int(g[0]), int(g[-1])
+            if axis == 0:
+                before = comp[top + t_top:lo_g, left:right + 1].sum()
+                after = comp[hi_g + 1:bottom - t_bottom + 1, left:right + 1].sum()
+                if before >= after:
+                    bottom, t_bottom = hi_g, hi_g - lo_g + 1
+                else:
+                    top, t_top = lo_g, hi_g - lo_g + 1
+            else:
+                before = comp[top:bottom + 1, left + t_left:lo_g].sum()
+                after = comp[top:bottom + 1, hi_g + 1:right - t_right + 1].sum()
+                if before >= after:
+                    right, t_right = hi_g, hi_g - lo_g + 1
+                else:
+                    left, t_left = lo_g, hi_g - lo_g + 1
+    return top, bottom, t_top, t_bottom, left, right, t_left, t_right
+
+
+# -- grid -------------------------------------------------------------------------------------
+
+def _run_lengths(ink: np.ndarray) -> np.ndarray:
+    """Lengths of the runs of ink along each row of a binary map."""
+    padded = np.pad(ink.astype(np.int8), ((0, 0), (1, 1)))
+    change = np.diff(padded, axis=1)
+    starts, ends = np.nonzero(change == 1), np.nonzero(change == -1)
+    return ends[1] - starts[1]  # both scan row-major, so the k-th start pairs with the k-th end
+
+
+def _stroke_thickness(ink: np.ndarray) -> float:
+    """Typical stroke width of a binary ink map: the most common run length across strokes.
+
+    Across a wall, runs are as long as the wall is thick, and there is one per pixel of
+    wall length; along a wall there are few, of many lengths; specks are short. Runs are
+    counted with weight sqrt(length), so that specks do not outvote thick walls. (A
+    skeleton's distance to the paper is thrown by the spurs noise grows on thick walls.)
+    """
+    runs = np.concatenate([_run_lengths(ink), _run_lengths(ink.T)])
+    if runs.size == 0:
+        return 1.0
+    score = np.bincount(runs) * np.sqrt(np.arange(runs.max() + 1))
+    return float(max(1, int(np.argmax(score))))
+
+
+def _cell_counts(profile: np.ndarray, length: float, thickness: float) -> list[tuple[int, float]]:
+    """Plausible cell counts along one axis, fewest cells first: ``[(cells, score)]``.
+
+    ``profile[i]``: ink edges at offset ``i`` from the first border's centre; ``length``:
+    the distance between the two border centres. A count's score is the share of the
+    edges lying on its boundary lines times the share of its lines that carry edges (a
+    multiple of the right count leaves half its lines empty); the caller tells the best
+    few apart by reading the walls.
+    """
+    total = float(profile.sum())
+    if total <= 0:
+        return []
+    pos = np.arange(profile.size, dtype=np.float64)
+    scores: dict[int, float] = {}
+    top = min(MAX_GRID, int(length / max(3.0, 1.5 * thickness)))  # lattice walls: pitch = 2 x thickness
+    for n in range(2, max(2, top) + 1):
+        pitch = length / n
+        tol = thickness / 2 + max(1.0, 0.06 * pitch)
+        nearest = np.round(pos / pitch)
+        near = np.abs(pos / pitch - nearest) * pitch <= tol
+        share = float(profile[near].sum()) / total
+        # ... and the share of its interior lines that carry edges: a finer grid whose lines
+        # happen to catch both edges of the real lines leaves most of its own lines empty
+        per_line = np.bincount(nearest[near].astype(int), weights=profile[near], minlength=n + 1)[1:n]
+        used = float((per_line > 0.02 * per_line.max()).mean()) if per_line.size and per_line.any() else 1.0
+        scores[n] = share * used
+    best = max(scores.values())
+    ranked = sorted((n for n in scores if scores[n] >= 0.6 * best), key=lambda n: -scores[n])
+    return [(n, scores[n]) for n in sorted(ranked[:4])]
+
+
+def _without_marker_ink(ink: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Drop ink glued to a coloured blob but not to the walls: a flag's pole, an icon's outline.
+
+    The walls are the largest piece of (slightly closed) ink: the border holds them
+    together. Other pieces touching a blob are dropped when smaller than half of it (a
+    lattice post beside a marker square is as big as the square: it stays).
+    """
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    if count <= 2 or not colour.any():
+        return ink
+    ncol, blobs, bstats, _ = cv2.connectedComponentsWithStats(colour, connectivity=8)
+    near = cv2.dilate(blobs.astype(np.float32), np.ones((5, 5), np.uint8)).astype(np.int32)  # nearest-ish blob id
+    walls = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    drop = []
+    for i in np.unique(labels[(near > 0) & (closed > 0)]):
+        if i in (0, walls):
+            continue
+        touched = np.unique(near[(labels == i) & (near > 0)])
+        if stats[i, cv2.CC_STAT_AREA] < 0.5 * float(bstats[touched, cv2.CC_STAT_AREA].max()):
+            drop.append(i)
+    if not drop:
+        return ink
+    out = ink.copy()
+    out[np.isin(labels, drop)] = 0
+    return out
+
+
+def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
+                  colour: np.ndarray | None = None, *,
+                  grid: tuple[int, int] | None = None) -> tuple[list[tuple[tuple[int, int], float]], float, Box]:
+    """``(candidate grids with their edge scores, interior wall thickness in pixels, box)``
+    from the ink inside the box (the box is corrected where a border merged with a frame).
+
+    ``colour``: the image's colour mask (:func:`colour_mask`), so that ink glued to markers
+    (a flag's pole, an icon's outline) is not taken for walls.
+    """
+    t, l, b, r = box
+    bt, bl, bb, br = borders
+    y0, y1 = int(np.ceil(t + bt / 2)), int(np.floor(b - bb / 2)) + 1
+    x0, x1 = int(np.ceil(l + bl / 2)), int(np.floor(r - br / 2)) + 1
+    if y1 - y0 < 4 or x1 - x0 < 4:
+        raise InputError("the maze is too small to read")
+    # marker ink is told from walls on the whole box, border included (it holds the walls together)
+    oy0, oy1 = max(0, int(np.floor(t - bt / 2)) - 1), min(dark.shape[0], int(np.ceil(b + bb / 2)) + 2)
+    ox0, ox1 = max(0, int(np.floor(l - bl / 2)) - 1), min(dark.shape[1], int(np.ceil(r + br / 2)) + 2)
+    whole = (dark[oy0:oy1, ox0:ox1] >= INK_MIN).astype(np.uint8)
+    if colour is not None:
+        whole = _without_marker_ink(whole, colour[oy0:oy1, ox0:ox1])
+    ink = whole[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0]
+    # Interior walls are never thicker than the border (as thick in lattice looks, thinner
+    # in MazePlot); the border's own bands are the steadier measure in tiny mazes.
+    thickness = min(_stroke_thickness(ink), float(np.median(borders)))
+    # A border band far thicker than the walls, or running into the picture's edge, is a
+    # wall merged with a dark frame or letterbox bar: its line centre is half a wall out
+    # from its inner edge.
+    cap = 2.5 * thickness + 2
+    h, w = dark.shape
+    half = (thickness + 1) / 2  # from the first interior pixel to the centre of a band that thick
+    t = y0 - half if bt > cap or t - bt / 2 <= 1 else t
+    b = y1 - 1 + half if bb > cap or b + bb / 2 >= h - 2 else b
+    l = x0 - half if bl > cap or l - bl / 2 <= 1 else l
+    r = x1 - 1 + half if br > cap or r + br / 2 >= w - 2 else r
+    if grid is not None:
+        return [(grid, 1.0)], thickness, (t, l, b, r)
+    # Where ink starts and stops: on the lines' edges (thin walls) or the lattice's unit
+    # boundaries (thick walls), both within half a wall of a cell boundary.
+    edges_y = (np.diff(ink.astype(np.int8), axis=0) != 0).sum(axis=1)   # between rows i and i+1
+    edges_x = (np.diff(ink.astype(np.int8), axis=1) != 0).sum(axis=0)
+    prof_y = np.zeros(int(np.ceil(b - t)) + 2)
+    prof_x = np.zeros(int(np.ceil(r - l)) + 2)
+    ys = np.arange(y0, y1 - 1) + 0.5 - t
+    xs = np.arange(x0, x1 - 1) + 0.5 - l
+    np.add.at(prof_y, np.clip(np.round(ys).astype(int), 0, prof_y.size - 1), edges_y)
+    np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
+    rows = _cell_counts(prof_y, b - t, thickness)
+    cols = _cell_counts(prof_x, r - l, thickness)
+    # Cells are square in every look met so far: each axis also tries the count the other
+    # axis's pitch implies (an axis with few interior edges, e.g. a comb of open
+    # boundaries, gets its count that way); reading the walls decides.
+    # Such a pair keeps its source: it is square with that count only. Either way a cell
+    # is at least 1.5 walls wide (a lattice's corridor is as wide as its walls).
+    grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols if n * m >= 2]
+    fits = {(n, m) for (n, m), _ in grids}
+    narrowest = 1.5 * thickness
+    for m, sm in cols:
+        n = max(1, int(round((b - t) / ((r - l) / m))))
+        if (n, m) not in fits and n * m >= 2 and (b - t) / n >= narrowest:
+            grids.append(((n, m), sm * sm))
+    for n, sn in rows:
+        m = max(1, int(round((r - l) / ((b - t) / n))))
+        if (n, m) not in fits and n * m >= 2 and (r - l) / m >= narrowest:
+            grids.append(((n, m), sn * sn))
+    if not grids:
+        raise InputError("no grid of walls found inside the maze's border")
+    return grids, thickness, (t, l, b, r)
+
+
+# -- walls ------------------------------------------------------------------------------------
+
+def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: float,
+                  *, slack: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Darkness of every boundary segment: (rows, cols+1) vertical and (rows+1, cols) horizontal.
+
+    Each is the mean, over the central half of the segment, of the darkest pixel across
+    the line within ``thickness / 2 + slack x pitch`` of its expected position.
+    """
+    t, l, b, r = box
+    rows, cols = grid
+    py, px = (b - t) / rows, (r - l) / cols
+    h, w = dark.shape
+    half_x = thickness / 2 + max(1.0, slack * px)
+    half_y = thickness / 2 + max(1.0, slack * py)
+    # one gather per direction: along = the central half of each segment, across = the window
+    along_y = _span(t + (np.arange(rows) + 0.25) * py, 0.5 * py, h)             # (rows, L)
+    across_x = _span(l + np.arange(cols + 1) * px - half_x, 2 * half_x, w)      # (cols+1, W)
+    vert = dark[along_y[:, :, None, None], across_x[None, None, :, :]].max(axis=3).mean(axis=1)
+    across_y = _span(t + np.arange(rows + 1) * py - half_y, 2 * half_y, h)      # (rows+1, W)
+    along_x = _span(l + (np.arange(cols) + 0.25) * px, 0.5 * px, w)             # (cols, L)
+    horiz = dark[across_y[:, :, None, None], along_x[None, None, :, :]].max(axis=1).mean(axis=2)
+    return vert.astype(np.float32), horiz.astype(np.float32)
+
+
+def _span(starts: np.ndarray, length: float, limit: int) -> np.ndarray:
+    """Integer pixel indices ``[start, start + length]`` for each start (clipped to the picture)."""
+    n = max(1, int(round(length)) + 1)
+    return np.clip(np.round(starts)[:, None].astype(np.int64) + np.arange(n)[None, :], 0, limit - 1)
+
+
+def _otsu(values: np.ndarray) -> tuple[float, float, float]:
+    """Otsu's split of 1-D values: ``(threshold, mean below, mean above)``."""
+    v = np.sort(values.astype(np.float64))
+    best, split = -1.0, 1
+    for i in range(1, v.size):
+        a, b = v[:i], v[i:]
+        between = a.size * b.size * (a.mean() - b.mean()) ** 2
+        if between > best:
+            best, split = between, i
+    return float((v[split - 1] + v[split]) / 2), float(v[:split].mean()), float(v[split:].mean())
+
+
+def wall_threshold(vert: np.ndarray, horiz: np.ndarray) -> tuple[float, float, float]:
+    """``(threshold, wall level, open level)`` of the boundary segments.
+
+    The interior segments fall in two groups, open boundaries (paper, or a faint cell
+    grid) and walls, split where they are best separated (Otsu); the border's darkness
+    is the walls' when the interior holds no clear second group. Interior walls may be
+    fainter than a heavier border (MazePlot), so the split is not tied to the border.
+    """
+    border = np.concatenate([vert[:, 0], vert[:, -1], horiz[0, :], horiz[-1, :]])
+    inner = np.concatenate([vert[:, 1:-1].ravel(), horiz[1:-1, :].ravel()])
+    level = float(np.median(border))
+    if inner.size >= 2:
+        thr, low, high = _otsu(inner)
+        if high - low >= 0.15 and thr < level:
+            return thr, high, low
+    open_level = min(float(np.percentile(inner, 20)) if inner.size else 0.0, 0.5 * level)
+    return (level + open_level) / 2, level, open_level
+
+
+def lattice_from_segments(vert_walls: np.ndarray, horiz_walls: np.ndarray) -> np.ndarray:
+    """The (2 rows + 1) x (2 cols + 1) wall lattice of boolean boundary segments (posts are walls)."""
+    rows, cols = vert_walls.shape[0], horiz_walls.shape[1]
+    walls = np.ones((2 * rows + 1, 2 * cols + 1), bool)
+    walls[1::2, 1::2] = False
+    walls[1::2, 0::2] = vert_walls
+    walls[0::2, 1::2] = horiz_walls
+    return walls
+
+
+# -- markers ----------------------------------------------------------------------------------
+
+def in_window(hue: int, window: tuple[int, int]) -> bool:
+    """Whether an OpenCV hue lies in a window (``lo > hi`` wraps through 0)."""
+    lo, hi = window
+    return lo <= hue <= hi if lo <= hi else (hue >= lo or hue <= hi)
+
+
+#: OpenCV hue windows of the colour classes: red (wraps through 0), orange, yellow, green, blue, purple
+HUE_CLASSES = ((165, 10), (11, 17), (18, 34), (35, 85), (86, 130), (131, 164))
+RED_HUES, GREEN, BLUE = HUE_CLASSES[0], HUE_CLASSES[3], HUE_CLASSES[4]
+
+
+MARKER_PX_PER_CELL = 64  #: markers are found on the maze resampled to at most this many pixels per cell
+
+
+def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
+                 px_per_cell: int = MARKER_PX_PER_CELL) -> list[Marker]:
+    """Coloured blobs inside the maze (largest first), each placed in its cell.
+
+    Blobs are found per hue class (red, orange, yellow, green, blue, purple), so a
+    solution path does not swallow the markers at its ends; a blob spanning more than 1.6
+    cells (a path, a line) is no marker. The maze is first resampled to at most
+    ``MARKER_PX_PER_CELL`` pixels per cell (a 3-px dot at 8 px per lattice cell survives).
+    """
+    t, l, b, r = box
+    rows, cols = grid
+    y0, y1 = max(0, int(t)), min(rgb.shape[0], int(np.ceil(b)) + 1)
+    x0, x1 = max(0, int(l)), min(rgb.shape[1], int(np.ceil(r)) + 1)
+    crop = rgb[y0:y1, x0:x1]
+    scale = min(1.0, px_per_cell / max(1.0, (b - t) / rows, (r - l) / cols))
+    if scale < 1.0:
+        crop = cv2.resize(crop, (max(1, int(round(crop.shape[1] * scale))), max(1, int(round(crop.shape[0] * scale)))),
+                          interpolation=cv2.INTER_AREA)
+    py, px = (b - t) / rows * scale, (r - l) / cols * scale  # cell size on the crop
+    hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)
+    vivid = cv2.blur(hsv[:, :, 1], (3, 3))
+    colour = colour_mask(crop)
+    hue = hsv[:, :, 0]
+    ang = hue.astype(np.float32) * np.float32(2 * np.pi / 180)
+    planes = (np.cos(ang), np.sin(ang), crop[:, :, 0], crop[:, :, 1], crop[:, :, 2])
+    out = []
+    for lo, hi in HUE_CLASSES:
+        band = cv2.inRange(hue, lo, hi) if lo <= hi else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi))
+        band = cv2.bitwise_and(band, colour)
+        found = cv2.findNonZero(band)
+        if found is None:
+            continue
+        bx, by, bw_, bh_ = cv2.boundingRect(found)  # label only where this colour is
+        bx0, by0 = max(0, bx - 2), max(0, by - 2)
+        sub = cv2.morphologyEx(band[by0:by + bh_ + 2, bx0:bx + bw_ + 2], cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(sub, connectivity=8)
+        if count <= 1:
+            continue
+        cents = cents + (bx0, by0)
+        ys, xs = np.nonzero(labels)
+        lab = labels[ys, xs]
+        ys, xs = ys + by0, xs + bx0
+        sums = [np.bincount(lab, weights=p[ys, xs], minlength=count) for p in planes]
+        peaks = np.zeros(count, np.uint8)
+        np.maximum.at(peaks, lab.astype(np.intp), vivid[ys, xs])
+        for i in range(1, count):
+            bw, bh, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], float(stats[i, cv2.CC_STAT_AREA])
+            if bw > 1.6 * px or bh > 1.6 * py:
+                continue
+            mean_hue = np.arctan2(sums[1][i], sums[0][i]) % (2 * np.pi) * 180 / (2 * np.pi)
+            # back to picture pixels (area resampling keeps pixel centres), then to cells
+            fy, fx = y0 + (cents[i][1] + 0.5) / scale - 0.5, x0 + (cents[i][0] + 0.5) / scale - 0.5
+            cy, cx = (fy - t) * scale / py, (fx - l) * scale / px
+            cell = (int(np.clip(np.floor(cy), 0, rows - 1)), int(np.clip(np.floor(cx), 0, cols - 1)))
+            out.append(Marker(cell=cell, row=float(cy), col=float(cx), area=area / (py * px),
+                              hue=int(round(mean_hue)) % 180,
+                              rgb=tuple(int(round(sums[c][i] / area)) for c in (2, 3, 4)),  # type: ignore[arg-type]
+                              peak_saturation=int(peaks[i])))
+    min_area = max(3.0, 0.001 * py * px) / (py * px)
+    return sorted((m for m in out if m.area >= min_area), key=lambda m: -m.area)
+
+
+def on_post(m: Marker, *, within: float = 0.15) -> bool:
+    """Whether a blob sits on a wall junction (a coloured speck or fringe there is no marker)."""
+    return abs(m.row - round(m.row)) < within and abs(m.col - round(m.col)) < within
+
+
+def start_and_goal(markers: list[Marker]) -> tuple[Marker | None, Marker | None]:
+    """The goal is the largest red marker; the start the largest green one, else the largest
+    blue one (a star), else the largest of another colour, outside the goal's cell. Blobs
+    on wall junctions are passed over (a coloured speck or an anti-aliased fringe there is
+    no marker)."""
+    placed = [m for m in markers if not on_post(m)]
+    goal = next((m for m in placed if in_window(m.hue, RED_HUES)), None)
+    others = [m for m in placed if goal is None or m.cell != goal.cell]  # a flag's pole is part of the goal
+    start = (next((m for m in others if in_window(m.hue, GREEN)), None)
+             or next((m for m in others if in_window(m.hue, BLUE)), None)
+             or next((m for m in others if not in_window(m.hue, RED_HUES)), None))
+    return start, goal
+
+
+# -- the reader -------------------------------------------------------------------------------
+
+def locate(image: np.ndarray, grid: tuple[int, int]) -> Box | None:
+    """The centres of the border lines of a maze with a known grid (re-locating it in a frame)."""
+    rgb = as_rgb(image, name="frame")
+    dark, _ = ink_map(rgb)
+    found = find_box(dark)
+    if found is None:
+        return None
+    try:
+        _, _, box = estimate_grid(dark, found[0], found[1], colour_mask(rgb), grid=grid)
+    except InputError:
+        return None
+    return box
+
+
+def _fit(vert: np.ndarray, horiz: np.ndarray) -> float:
+    """How cleanly boundary segments split into walls and openings (1: every segment at one
+    of two well separated levels; low when segments are cut across walls: a wrong grid)."""
+    inner = np.concatenate([vert.ravel(), horiz.ravel()])
+    if inner.size < 2:
+        return 0.0
+    _, low, high = _otsu(inner)
+    spread = float(np.minimum(np.abs(inner - low), np.abs(inner - high)).mean())
+    return max(0.0, high - low - 2 * spread)
+
+
+def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]],
+               thickness: float) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
+    """The candidate grid whose walls read most cleanly (edges on its lines x segment fit;
+    cells closer to square break near-ties), with its segment darkness."""
+    best: tuple[float, tuple[int, int], np.ndarray, np.ndarray] | None = None
+    t, l, b, r = box
+    for shape, edge_score in grids[:12]:
+        vert, horiz = read_segments(dark, box, shape, thickness)
+        aspect = abs(np.log(((b - t) / shape[0]) / ((r - l) / shape[1])))
+        quality = edge_score * _fit(vert, horiz) - 0.1 * aspect
+        if best is None or quality > best[0] + 1e-9:
+            best = (quality, shape, vert, horiz)
+    assert best is not None
+    return best[1], best[2], best[3]
+
+
+def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
+              known: MazeSpec | None = None) -> MazeReading | Unparseable:
+    """Read a maze puzzle (or a video frame) of any look into a :class:`MazeReading`.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3) (or grey / RGBA)
+    grid : (rows, cols), optional
+        The grid size when known (``maze.grid``); otherwise measured.
+    known : MazeSpec, optional
+        The maze when it is known (a spec file, a reference): its grid is used, and its
+        start and goal stand in for markers that cannot be seen; the reading then tells
+        how the picture draws the maze.
+
+    Returns
+    -------
+    MazeReading, or Unparseable with the reason (no maze, no grid, no start or goal,
+    goal not reachable from the start).
+    """
+    rgb = as_rgb(image, name="maze image")
+    grid = known.shape if known is not None else grid
+    dark, _ = ink_map(rgb)
+    found = find_box(dark)
+    if found is None:
+        return Unparseable("no maze found (no bordered structure of dark lines)")
+    box, borders = found
+    if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
+        return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
+    try:
+        grids, thickness, box = estimate_grid(dark, box, borders, colour_mask(rgb), grid=grid)
+    except InputError as exc:
+        return Unparseable(str(exc))
+    shape, vert, horiz = _best_grid(dark, box, grids, thickness)
+    thr, level, open_level = wall_threshold(vert, horiz)
+    if level < 0.1:
+        return Unparseable("the maze's border is too faint to tell walls from corridors")
+    vw, hw = vert >= thr, horiz >= thr
+    margin = 0.15 * (level - open_level)
+    ambiguous = int((np.abs(vert[:, 1:-1] - thr) < margin).sum() + (np.abs(horiz[1:-1, :] - thr) < margin).sum())
+    start, goal = start_and_goal(find_markers(rgb, box, shape))
+    pitch = ((box[2] - box[0]) / shape[0] + (box[3] - box[1]) / shape[1]) / 2
+    look = MazeLook(box=box, grid=shape, wall_thickness=thickness / pitch,
+                    border_thickness=float(np.median(borders)) / pitch, wall_level=level, open_level=open_level,
+                    start=start, goal=goal)
+    walls = lattice_from_segments(vw, hw)
+    if known is not None:
+        spec = MazeSpec.from_lattice(walls, start=lattice_to_cell(known.start), goal=lattice_to_cell(known.goal))
+        return MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
+    if start is None or goal is None:
+        return Unparseable("maze read, but its " + ("start and goal markers were" if start is goal is None else
+                                                    "start marker was" if start is None else "goal marker was")
+                           + " not found (coloured blobs: the goal red, the start another colour)")
+    if start.cell == goal.cell:
+        return Unparseable(f"start and goal markers are in the same cell {list(start.cell)}")
+    spec = MazeSpec.from_lattice(walls, start=start.cell, goal=goal.cell)
+    if not spec.solution:
+        return Unparseable(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "
+                           f"{list(start.cell)} to the goal {list(goal.cell)}")
+    return MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)

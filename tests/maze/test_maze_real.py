@@ -1,0 +1,134 @@
+"""Mazes drawn by another hand (maze-dataset, via benchmarks.mazeworld): read in every look,
+graded through every way in, with labels from the plan, never from cvcheck."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+pytest.importorskip("maze_dataset", reason="needs maze-dataset (pip install -e '.[test]')")
+
+from benchmarks.mazeworld.corpus import write_corpus  # noqa: E402
+from cvcheck.cli import main  # noqa: E402
+from cvcheck.config import Config  # noqa: E402
+from cvcheck.maze.read import read_maze  # noqa: E402
+from cvcheck.maze.spec_io import spec_from_ascii, spec_from_dict  # noqa: E402
+from cvcheck.maze.task import grade, grade_sample  # noqa: E402
+from cvcheck.schema import Status, Unparseable  # noqa: E402
+
+VIDEOS = ["valid", "stop_short", "reach_leave", "overshoot", "teleport", "wall_pass", "walls_major", "goal_moves",
+          "trail"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    out = tmp_path_factory.mktemp("mazeworld")
+    # behaviours cycle fastest, then looks: 9 videos x 3 looks covers each behaviour in one look
+    write_corpus(out, videos=2 * len(VIDEOS), images=6, seed=20261130, behaviours=VIDEOS + ["valid", "shortcut"],
+                 workers=1, progress=False)
+    cases = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
+    return out, cases
+
+
+def _rgb(path: Path):
+    return cv2.imread(str(path))[:, :, ::-1]
+
+
+def test_puzzles_of_every_look_are_read_exactly(corpus) -> None:
+    root, cases = corpus
+    looks = set()
+    for c in cases:
+        truth = spec_from_dict(json.loads((root / c["maze"]).read_text()))
+        reading = read_maze(_rgb(root / c["puzzle"]))
+        assert not isinstance(reading, Unparseable), (c["id"], reading)
+        assert reading.spec.shape == truth.shape, c["id"]
+        assert (reading.spec.walls == truth.walls).all(), c["id"]
+        assert (reading.spec.start, reading.spec.goal) == (truth.start, truth.goal), c["id"]
+        looks.add(reading.look.walls)
+    assert looks == {"lattice", "lines"}
+
+
+def test_ascii_and_json_specs_agree(corpus) -> None:
+    root, cases = corpus
+    for c in cases:
+        a = spec_from_ascii((root / c["maze_ascii"]).read_text())
+        j = spec_from_dict(json.loads((root / c["maze"]).read_text()))
+        assert (a.walls == j.walls).all() and a.start == j.start and a.goal == j.goal and a.solution == j.solution
+
+
+@pytest.mark.parametrize("way", ["video", "puzzle", "maze"])
+def test_video_verdicts_match_the_plan_every_way_in(corpus, way: str) -> None:
+    root, cases = corpus
+    wrong = []
+    for c in (c for c in cases if c["modality"] == "video"):
+        kwargs = {} if way == "video" else {way: str(root / c[way])}
+        r = grade(root / c["answer"], config=Config(), id=c["id"], **kwargs)
+        assert r.details["maze_source"] == way
+        if int(r.overall) != c["labels"]["overall"] or r.metrics["cross_wall"] != c["labels"]["cross_wall"]:
+            wrong.append((c["id"], r.details.get("notes")))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("way", ["reference", "puzzle", "maze"])
+def test_image_verdicts_match_the_plan_every_way_in(corpus, way: str) -> None:
+    root, cases = corpus
+    for c in (c for c in cases if c["modality"] == "image"):
+        r = grade(root / c["answer"], config=Config(), id=c["id"], **{way: str(root / c[way])})
+        assert r.status is Status.OK and int(r.overall) == c["labels"]["overall"], (c["id"], r.details["notes"])
+
+
+def test_what_was_detected_is_recorded(corpus) -> None:
+    root, cases = corpus
+    c = next(c for c in cases if c["modality"] == "video" and c["look"] == "mazeplot")
+    r = grade(root / c["answer"], config=Config())
+    detected = r.details["detected"]
+    assert detected["maze"]["walls"] == "lines" and detected["maze"]["grid"] == c["grid"]
+    assert detected["agent"]["identified_by"] in ("moved", "appeared")  # the star appears on the start circle
+    assert detected["agent"]["hue_window"] == [86, 130] and detected["maze"]["goal"]["cell"]
+
+
+def test_cli_grades_a_video_without_any_maze_and_with_a_spec(corpus, capsys: pytest.CaptureFixture[str]) -> None:
+    root, cases = corpus
+    c = next(c for c in cases if c["modality"] == "video" and c["labels"]["overall"] == 1)
+    assert main(["maze", str(root / c["answer"]), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["overall"] == 1.0 and out["details"]["maze_source"] == "video"
+    assert main(["maze", str(root / c["answer"]), "--maze", str(root / c["maze"]), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["details"]["maze_source"] == "maze"
+    assert main(["maze", str(root / c["answer"])]) == 0  # the summary says what was read
+    summary = capsys.readouterr().out
+    rows, cols = c["grid"]
+    assert f"maze: read from the video's first frames ({rows}x{cols} cells)" in summary
+    assert "agent: hue" in summary and "found as the" in summary
+    with pytest.raises(SystemExit) as exit_:  # one way at a time (argparse says so, exit 2)
+        main(["maze", str(root / c["answer"]), "--maze", str(root / c["maze"]), "--puzzle", str(root / c["puzzle"])])
+    assert exit_.value.code == 2
+    capsys.readouterr()
+    image = next(c for c in cases if c["modality"] == "image")
+    assert main(["maze", str(root / image["answer"])]) == 2  # an image needs the maze
+    assert "needs the maze" in capsys.readouterr().err
+
+
+def test_unreadable_video_is_unparseable_with_the_reason(tmp_path: Path) -> None:
+    import numpy as np
+
+    from cvcheck.synth.maze_video_render import write_mp4
+
+    blank = write_mp4([np.full((240, 320, 3), 255, np.uint8)] * 6, tmp_path / "blank.mp4", fps=6)
+    r = grade(blank, config=Config())
+    assert r.status is Status.UNPARSEABLE and "no maze" in r.details["reason"]
+    s = grade_sample({"id": "b", "task": "maze", "answer": str(blank)}, config=Config())
+    assert s.status is Status.UNPARSEABLE
+
+
+def test_grid_override_for_a_maze_that_cannot_be_measured(corpus) -> None:
+    root, cases = corpus
+    c = next(c for c in cases if c["modality"] == "image")
+    rows, cols = c["grid"]
+    cfg = Config().with_overrides([f"maze.grid={rows}x{cols}"])
+    assert cfg.maze.grid_shape() == (rows, cols)
+    r = grade(root / c["answer"], config=cfg, puzzle=str(root / c["puzzle"]))
+    assert int(r.overall) == c["labels"]["overall"]
