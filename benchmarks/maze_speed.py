@@ -56,13 +56,21 @@ def main(argv: list[str] | None = None) -> int:
                 path = Path(tmp) / f"{size}_{i}.png"
                 cv2.imwrite(str(path), img[:, :, ::-1])
                 for _ in range(3):  # repeat to get stable per-image medians
-                    t0 = time.perf_counter(); cv2.imread(str(path)); t1 = time.perf_counter()
-                    arr = load_image(path); t2 = time.perf_counter()
-                    spec = as_spec(ref); t3 = time.perf_counter()
-                    verify_image(arr, spec); t4 = time.perf_counter()
-                    verify_image(arr, ref); t5 = time.perf_counter()
-                    decode_cv.append(t1 - t0); decode_pil.append(t2 - t1)
-                    verify.append(t4 - t3); verify_ref.append(t5 - t4)
+                    t0 = time.perf_counter()
+                    cv2.imread(str(path))
+                    t1 = time.perf_counter()
+                    arr = load_image(path)
+                    t2 = time.perf_counter()
+                    spec = as_spec(ref)
+                    t3 = time.perf_counter()
+                    verify_image(arr, spec)
+                    t4 = time.perf_counter()
+                    verify_image(arr, ref)
+                    t5 = time.perf_counter()
+                    decode_cv.append(t1 - t0)
+                    decode_pil.append(t2 - t1)
+                    verify.append(t4 - t3)
+                    verify_ref.append(t5 - t4)
             med = {k: statistics.median(v) * 1000 for k, v in
                    (("decode_cv2", decode_cv), ("decode_cvcheck", decode_pil),
                     ("verify", verify), ("verify_incl_reference", verify_ref))}

@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--failures", type=Path, help="keep disagreeing videos, references and results here")
     ap.add_argument("--trails", action="store_true", help="also draw agents that leave a trail (harder extra family)")
     ap.add_argument("--style", choices=("case", "auto"), default="auto",
-                    help="auto: the look read from each video (the default); case: the generator's style as an override")
+                    help="auto: the look read from each video (the default); "
+                         "case: the generator's style as an override")
     args = ap.parse_args(argv)
     agree: Counter[str] = Counter()
     per_behaviour: dict[str, Counter[str]] = defaultdict(Counter)

@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     report["memory_growth_30s_over_8s"] = {
         "peak_rss": round(memory["30s"]["peak_rss_kb"] / memory["8s"]["peak_rss_kb"], 3),
         "peak_rss_above_start_kb": {k: m["peak_rss_kb"] - m["rss_at_start_kb"] for k, m in memory.items()},
-        "tracemalloc_peak": round(memory["30s"]["tracemalloc_peak_kb"] / max(1, memory["8s"]["tracemalloc_peak_kb"]), 3),
+        "tracemalloc_peak": round(memory["30s"]["tracemalloc_peak_kb"]
+                                  / max(1, memory["8s"]["tracemalloc_peak_kb"]), 3),
     }
     print(json.dumps(report, indent=2))
     return 0

@@ -68,7 +68,8 @@ def test_pure_layers_and_no_upward_cli_imports() -> None:
     assert _layer_violations(("cvcheck.vision", "cvcheck.stats"),
                              ("cvcheck.media", "cvcheck.batch", "cvcheck.report", "cvcheck.cli",
                               "cvcheck.maze", "cvcheck.sudoku", "cvcheck.judge")) == []
-    assert [(m, d) for m, d in _layer_violations(("cvcheck",), ("cvcheck.cli",)) if not m.startswith("cvcheck.cli")] == []
+    assert [(m, d) for m, d in _layer_violations(("cvcheck",), ("cvcheck.cli",))
+            if not m.startswith("cvcheck.cli")] == []
 
 
 def test_no_import_cycles() -> None:

@@ -17,7 +17,8 @@ from .video import BoardSpec, VideoStyle
 _GEN_WEIGHTS = {"dfs": 0.24, "wilson": 0.2, "kruskal": 0.2, "prim": 0.14, "dfs_percolation": 0.14, "percolation": 0.08}
 VIDEO_SIZES: tuple[tuple[int, int], ...] = ((832, 480), (854, 480), (848, 480), (960, 544), (1024, 576), (1280, 720))
 _VIDEO_SIZE_P = (0.3, 0.2, 0.1, 0.1, 0.1, 0.2)
-PLOT_FIGURES: tuple[tuple[int, int], ...] = ((832, 480), (640, 480), (800, 600), (768, 512), (1024, 768), (512, 512), (1024, 1024))
+PLOT_FIGURES: tuple[tuple[int, int], ...] = ((832, 480), (640, 480), (800, 600), (768, 512), (1024, 768), (512, 512),
+                                            (1024, 1024))
 IMAGE_SIZES: tuple[tuple[int, int], ...] = ((1024, 1024), (768, 768), (512, 512), (1024, 768), (1280, 720))
 
 
@@ -95,7 +96,8 @@ def _board_spec(rng: np.random.Generator, look: str, grid: tuple[int, int], wall
         title = _choice(rng, ("", "", "", f"maze {rows}x{cols}", f"maze{rows}_{index:04d}"))
         return BoardSpec("mazeplot", size_px=size, unit_length=ul, title=title)
     maze_px = int(rng.integers(400, 640))
-    ul = {"thin": int(rng.integers(28, 41)), "medium": int(rng.integers(13, 17)), "thick": int(rng.integers(7, 10))}[walls]
+    ul = {"thin": int(rng.integers(28, 41)), "medium": int(rng.integers(13, 17)),
+          "thick": int(rng.integers(7, 10))}[walls]
     if walls == "thin":
         ul = max(ul, int(maze_px / max(rows, cols) / 1.6))
     return BoardSpec("vmeval", maze_px=maze_px, unit_length=ul)
@@ -166,7 +168,8 @@ def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int
     goal_change = None
     if plan.goal_after is not None:
         to_new = plan.path[-1] == plan.goal_after
-        goal_change = int(rng.integers(1, max(2, int(0.3 * n)))) if to_new else int(rng.integers(int(0.2 * n), int(0.7 * n)))
+        goal_change = (int(rng.integers(1, max(2, int(0.3 * n)))) if to_new
+                       else int(rng.integers(int(0.2 * n), int(0.7 * n))))
     style = VideoStyle(
         board=board, markers=markers, frame_size=frame_size, fill=fill,
         place=(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
@@ -175,7 +178,8 @@ def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int
         fps=float(_choice(rng, (1.0, 2.0)) if strip else _choice(rng, (15.0, 16.0, 24.0, 30.0))),
         crf=int(rng.integers(23, 36)), recolour=float(rng.uniform(0.2, 0.5)) if rng.uniform() < 0.2 else 0.0,
         trail=behaviour == "trail", start_left=look != "mazeplot" and rng.uniform() < 0.3,
-        distractor=distractor, distractor_px=float(rng.uniform(2.0, 3.5)), icon=icon, icon_frames=icon_frames, caption=caption,
+        distractor=distractor, distractor_px=float(rng.uniform(2.0, 3.5)), icon=icon, icon_frames=icon_frames,
+        caption=caption,
         caption_gap=int(_choice(rng, (0, 0, 1, 2))), caption_step=int(_choice(rng, (1, 8, 12, 16, 24))),
         wall_change=wall_change, goal_change=goal_change,
     )
@@ -227,7 +231,8 @@ def sample_image(rng: np.random.Generator, look: str, behaviour: str, index: int
     out_size = _choice(rng, IMAGE_SIZES[:3]) if look == "mmgr" else _choice(rng, IMAGE_SIZES)
     style = ImageStyle(
         board=board, markers=markers, out_size=out_size, fill=float(rng.uniform(0.85, 1.0)),
-        place=(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))), bar=_bar(rng) if look == "mmgr" else (255, 255, 255),
+        place=(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7))),
+        bar=_bar(rng) if look == "mmgr" else (255, 255, 255),
         path_width=float(rng.uniform(0.12, 0.3)),
         blur_sigma=float(rng.uniform(0.5, 1.2)) if rng.uniform() < 0.3 else 0.0,
         jpeg_quality=int(rng.integers(60, 96)) if rng.uniform() < 0.4 else None,

@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     sizes = {"480p": (832, 480), "720p": (1280, 720)}
     with tempfile.TemporaryDirectory() as tmp:
         time_case("mazeplot", 0, sizes["480p"], Path(tmp))  # warm-up (imports, fonts)
-        print(f"{'look':10s} {'size':5s} " + " ".join(f"{k:>8s}" for k in ("plan", "board", "frames", "encode", "total")))
+        print(f"{'look':10s} {'size':5s} "
+              + " ".join(f"{k:>8s}" for k in ("plan", "board", "frames", "encode", "total")))
         for look in LOOKS:
             for name, size in sizes.items():
                 runs = [time_case(look, s, size, Path(tmp)) for s in range(args.count)]

@@ -214,7 +214,8 @@ def run_samples(samples: Sequence[Mapping[str, Any]], output: str | os.PathLike[
     return summary
 
 
-def run_manifest(manifest: str | os.PathLike[str] | Manifest, output: str | os.PathLike[str], **options: Any) -> RunSummary:
+def run_manifest(manifest: str | os.PathLike[str] | Manifest, output: str | os.PathLike[str],
+                 **options: Any) -> RunSummary:
     """Load (if needed) and validate a manifest, then :func:`run_samples` it."""
     m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
     if Path(output).resolve() == m.path.resolve():

@@ -41,7 +41,8 @@ def _judge_options() -> argparse.ArgumentParser:
     g.add_argument("--timeout", type=_at_least(float, 0, strict=True),
                    help="seconds per request attempt, all included (config judge.timeout_s)")
     g.add_argument("--retries", type=_at_least(int, 0), help="retries on 429/5xx/timeouts (config judge.max_retries)")
-    g.add_argument("--concurrency", type=_at_least(int, 1), help="requests in flight at most (config judge.concurrency)")
+    g.add_argument("--concurrency", type=_at_least(int, 1),
+                   help="requests in flight at most (config judge.concurrency)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-o", "--out", metavar="DIR", help="output folder (results, scores, official files)")
     add_config_options(p)
@@ -297,7 +298,8 @@ def _run_marvel(args: argparse.Namespace) -> int:
         (out / "marvel_scores.json").write_text(json.dumps(scores, indent=2), encoding="utf-8")
     _finish(args, client)
     o = scores["overall"]
-    lines = [f"MARVEL: {o['n_puzzles']} puzzles (refusals: {args.refusals}, labels {scores['label_version']['fingerprint']})",
+    lines = [f"MARVEL: {o['n_puzzles']} puzzles (refusals: {args.refusals}, "
+             f"labels {scores['label_version']['fingerprint']})",
              f"  AVR {_pct(o['avr_accuracy'])}  fine {_pct(o['fine_accuracy'])}  coarse {_pct(o['coarse_accuracy'])}",
              f"  group coarse {_pct(o['group_coarse_accuracy'])}  perception {_pct(o['group_perception_accuracy'])}"
              f"  all {_pct(o['group_all_accuracy'])}",

@@ -110,7 +110,8 @@ class JudgeClient:
                  backoff_s: float = 1.0, max_backoff_s: float = 30.0,
                  cache: JudgeCache | None = None, offline: bool = False) -> None:
         if not offline and not base_url:
-            raise ConfigError(f"no judge base URL: set {ENV_BASE_URL} or pass --base-url (or replay recorded judgements)")
+            raise ConfigError(f"no judge base URL: set {ENV_BASE_URL} or pass --base-url "
+                              "(or replay recorded judgements)")
         if not model:
             raise ConfigError(f"no judge model: set {ENV_MODEL} or pass --model")
         JudgeConfig(timeout_s=timeout_s, max_retries=max_retries, concurrency=concurrency,  # validates

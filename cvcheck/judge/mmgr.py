@@ -199,8 +199,8 @@ def grade(spec: TaskSpec, sample: Mapping[str, Any], *, config: Config,
         return error_result(exc=exc, **head)
     except (ValueError, TypeError, KeyError, IndexError) as exc:  # malformed sample fields
         return error_result(exc=InputError(f"malformed {spec.task} sample: {type(exc).__name__}: {exc}"), **head)
-    details = {**details, "judge": judge, "rubric": rubric_fingerprint(spec), "metric_sources": {k: ("geometry" if k in geo_values else "judge")
-                                                              for k in values}}
+    details = {**details, "judge": judge, "rubric": rubric_fingerprint(spec),
+               "metric_sources": {k: ("geometry" if k in geo_values else "judge") for k in values}}
     checks = gate_checks(spec, values, modality=modality)
     metrics = {**values, **diagnostics(spec, values)}
     if problems:

@@ -44,7 +44,7 @@ What is x in the equation? | -1 <AND> -5 | x = -5 or 5 | 0.5
 What is x in the equation? | -1 <AND> -5 | x = -1 or x = -5 | 1.0
 Can you explain this meme? | This meme is poking fun at the fact that the names of the countries Iceland and Greenland are misleading. Despite its name, Iceland is known for its beautiful green landscapes, while Greenland is mostly covered in ice and snow. The meme is saying that the person has trust issues because the names of these countries do not accurately represent their landscapes. | The meme talks about Iceland and Greenland. It's pointing out that despite their names, Iceland is not very icy and Greenland isn't very green. | 0.4
 Can you explain this meme? | This meme is poking fun at the fact that the names of the countries Iceland and Greenland are misleading. Despite its name, Iceland is known for its beautiful green landscapes, while Greenland is mostly covered in ice and snow. The meme is saying that the person has trust issues because the names of these countries do not accurately represent their landscapes. | The meme is using humor to point out the misleading nature of Iceland's and Greenland's names. Iceland, despite its name, has lush green landscapes while Greenland is mostly covered in ice and snow. The text 'This is why I have trust issues' is a playful way to suggest that these contradictions can lead to distrust or confusion. The humor in this meme is derived from the unexpected contrast between the names of the countries and their actual physical characteristics. | 1.0
-"""
+"""  # noqa: E501 (verbatim copy of the official prompt; kept unsplit so it can be diffed against upstream)
 
 RETRY_SUFFIX = "\nPredict the correctness of the answer (digit): "
 RETRY_TEMPERATURES = (0.0, 0.5, 1.0, 1.5, 2.0)
@@ -226,7 +226,8 @@ def grade_sample(sample: Mapping[str, Any], *, config: Any = None,
                 raise InputError("grades must be an official grade entry with a non-empty 'score' list")
             scores = [float(s) for s in recorded["score"]]
             gave_up = [False] * len(scores)
-            details: dict[str, Any] = {"judge": {"source": "recorded", **{k: recorded.get(k) for k in ("model", "content")}}}
+            details: dict[str, Any] = {"judge": {"source": "recorded",
+                                                 **{k: recorded.get(k) for k in ("model", "content")}}}
         else:
             for f in ("question", "ground_truth", "prediction"):
                 if not isinstance(sample.get(f), str):

@@ -70,7 +70,8 @@ def default_client(config: JudgeConfig) -> JudgeClient:
         if key not in _CLIENTS:
             replay = os.environ.get("CVCHECK_JUDGE_REPLAY")
             if replay:
-                _CLIENTS[key] = replay_client(replay, model=os.environ.get("CVCHECK_JUDGE_MODEL") or config.model or None)
+                _CLIENTS[key] = replay_client(replay,
+                                              model=os.environ.get("CVCHECK_JUDGE_MODEL") or config.model or None)
             else:
                 client = JudgeClient.from_config(config)  # raises first when no judge is configured
                 where = default_cache_path()

@@ -147,7 +147,8 @@ def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray, *,
         return canvas, None
     h, w = canvas.shape[:2]
     half = (w // 2, h // 2)
-    small_ref = cv2.GaussianBlur(cv2.resize(ref_walls.astype(np.float32), half, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
+    small_ref = cv2.GaussianBlur(cv2.resize(ref_walls.astype(np.float32), half, interpolation=cv2.INTER_AREA),
+                                 (0, 0), 1.0)
     small_ans = cv2.GaussianBlur(cv2.resize(dark.astype(np.float32), half, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
     warp = np.eye(2, 3, dtype=np.float32)
     try:

@@ -93,7 +93,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     pale: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in seen}  # vivid only in part (+ trail)
     box, grid, origin = _window(look, (sr, sc), WINDOW)
     for frame in frames:
-        blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1], cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
+        blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1],
+                         cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
                  for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
                  if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90]
         for cls in seen:  # red is the goal's
@@ -164,5 +165,6 @@ def detected_profile(look: MazeLook, agent: AgentLook) -> StyleProfile:
         min_saturation=int(max(40, min(150, 0.65 * min(agent.saturation, goal_saturation)))),
         agent_min_saturation=int(max(40, min(160, 0.7 * agent.saturation))),  # a pale trail is not the agent
         min_value=int(max(60, min(90, 0.5 * agent.value))),
-        agent_min_area=max(0.002, 0.3 * 4 * agent.area), agent_area=4 * agent.area, goal_min_area=max(0.002, 0.3 * 4 * goal_area),
+        agent_min_area=max(0.002, 0.3 * 4 * agent.area), agent_area=4 * agent.area,
+        goal_min_area=max(0.002, 0.3 * 4 * goal_area),
         goal_changes_on_arrival=True, agent_is_start=True)

@@ -185,7 +185,7 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
         if w < 12 or h < 12 or stats[best, cv2.CC_STAT_AREA] < 40:
             break
         comp = (labels[y:y + h, x:x + w] == best) & (ink[y:y + h, x:x + w] > 0)
-        found = _border_of(comp)
+        found = _border_of(comp, inner=False)  # inner lines once all the ink inside is known (below)
         if found is None:
             continue
         (top, left, bottom, right), (t_top, t_left, t_bottom, t_right) = found
@@ -245,27 +245,34 @@ def _box_from_inside(ink: np.ndarray) -> tuple[Box, tuple[float, float, float, f
     return box, bands
 
 
-def _border_of(comp: np.ndarray) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
+def _border_of(comp: np.ndarray, *, inner: bool = True) -> tuple[tuple[int, int, int, int],
+                                                                  tuple[int, int, int, int]] | None:
     """Outer border of one ink structure: the outermost rows/columns that are mostly ink
-    (text or ticks glued to it are not), moved in to any full-span interior line."""
+    (text or ticks glued to it are not), moved in to any full-span interior line
+    (``inner``: when ``comp`` holds all the ink inside it, not one connected piece)."""
     rows = _edges(comp.sum(axis=1).astype(float), 0.6 * float(comp.sum(axis=1).max()))
     cols = _edges(comp.sum(axis=0).astype(float), 0.6 * float(comp.sum(axis=0).max()))
     if rows is None or cols is None:
         return None
     top, t_top, bottom, t_bottom = rows
     left, t_left, right, t_right = cols
-    top, bottom, t_top, t_bottom, left, right, t_left, t_right = _inner_borders(
-        comp, (top, bottom, t_top, t_bottom), (left, right, t_left, t_right))
+    if inner:
+        top, bottom, t_top, t_bottom, left, right, t_left, t_right = _inner_borders(
+            comp, (top, bottom, t_top, t_bottom), (left, right, t_left, t_right))
     return (top, left, bottom, right), (t_top, t_left, t_bottom, t_right)
+
+
+EMPTY_SIDE = 0.02  #: beyond a frame's inner border line, at most this share of the maze's ink
 
 
 def _inner_borders(comp: np.ndarray, rows: tuple[int, int, int, int],
                    cols: tuple[int, int, int, int]) -> tuple[int, int, int, int, int, int, int, int]:
     """Move borders inwards to interior lines that span the whole maze.
 
-    No wall of a connected maze runs from border to border (it would cut the maze in
-    two), so such a line is the real border, the rest a frame drawn around more space
-    (maze-dataset's plots of non-square mazes); the side holding more ink is kept.
+    A line across the whole frame with (almost) no ink beyond it is the real border, the
+    rest a frame drawn around more space (maze-dataset's plots of non-square mazes); the
+    side holding more ink is kept. With walls on both sides it is a wall (a percolation
+    maze may be cut in two).
     """
     top, t_top, bottom, t_bottom = rows[0], rows[2], rows[1], rows[3]
     left, t_left, right, t_right = cols[0], cols[2], cols[1], cols[3]
@@ -282,15 +289,19 @@ def _inner_borders(comp: np.ndarray, rows: tuple[int, int, int, int],
         for g in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1):
             lo_g, hi_g = int(g[0]), int(g[-1])
             if axis == 0:
-                before = comp[top + t_top:lo_g, left:right + 1].sum()
-                after = comp[hi_g + 1:bottom - t_bottom + 1, left:right + 1].sum()
+                before = comp[top + t_top:lo_g, left + t_left:right - t_right + 1].sum()  # inside the frame
+                after = comp[hi_g + 1:bottom - t_bottom + 1, left + t_left:right - t_right + 1].sum()
+                if min(before, after) > EMPTY_SIDE * max(before, after):
+                    continue
                 if before >= after:
                     bottom, t_bottom = hi_g, hi_g - lo_g + 1
                 else:
                     top, t_top = lo_g, hi_g - lo_g + 1
             else:
-                before = comp[top:bottom + 1, left + t_left:lo_g].sum()
-                after = comp[top:bottom + 1, hi_g + 1:right - t_right + 1].sum()
+                before = comp[top + t_top:bottom - t_bottom + 1, left + t_left:lo_g].sum()
+                after = comp[top + t_top:bottom - t_bottom + 1, hi_g + 1:right - t_right + 1].sum()
+                if min(before, after) > EMPTY_SIDE * max(before, after):
+                    continue
                 if before >= after:
                     right, t_right = hi_g, hi_g - lo_g + 1
                 else:
@@ -406,7 +417,13 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     ink = whole[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0]
     # Interior walls are never thicker than the border (as thick in lattice looks, thinner
     # in MazePlot); the border's own bands are the steadier measure in tiny mazes.
-    thickness = min(_stroke_thickness(ink), float(np.median(borders)))
+    # ... and never much thicker than the corridors: a lattice's are as wide as its walls
+    # (blur widens one as it narrows the other: their mean is the unit), and in a small
+    # lattice maze most dark runs span two or three units.
+    stroke, corridor = _stroke_thickness(ink), _stroke_thickness(1 - ink)
+    if corridor < stroke:
+        stroke = (stroke + corridor) / 2 if stroke <= 1.5 * corridor else corridor
+    thickness = min(stroke, float(np.median(borders)))
     # A border band far thicker than the walls, or running into the picture's edge, is a
     # wall merged with a dark frame or letterbox bar: its line centre is half a wall out
     # from its inner edge.
@@ -567,7 +584,8 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
     planes = (np.cos(ang), np.sin(ang), crop[:, :, 0], crop[:, :, 1], crop[:, :, 2])
     out = []
     for lo, hi in HUE_CLASSES:
-        band = cv2.inRange(hue, lo, hi) if lo <= hi else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi))
+        band = (cv2.inRange(hue, lo, hi) if lo <= hi
+                else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi)))
         band = cv2.bitwise_and(band, colour)
         found = cv2.findNonZero(band)
         if found is None:

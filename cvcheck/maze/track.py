@@ -133,7 +133,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
         last = current.last()
         soon = [tr for tr in later if tr.start - current.end <= max_gap + 1]
 
-        def dist(tr: Tracklet) -> float:
+        def dist(tr: Tracklet, last: np.ndarray = last) -> float:  # this iteration's `last`, bound explicitly (B023)
             return float(np.hypot(*(tr.first() - last)))
 
         near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]

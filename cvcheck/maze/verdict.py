@@ -151,7 +151,8 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
         worst = int(np.argmin(a.ious))
         notes.append(f"layout: min wall IoU {a.ious.min():.3f} at frame {worst} (needs > {cfg.layout_iou_min})")
         if len(a.goal_bad) >= 2:
-            notes.append(f"goal missing, moved or changed in {len(a.goal_bad)} frame(s), first at frame {a.goal_bad[0]}")
+            notes.append(f"goal missing, moved or changed in {len(a.goal_bad)} frame(s), "
+                         f"first at frame {a.goal_bad[0]}")
         if a.style.agent_is_start and (a.start_offset is None or a.start_offset > cfg.marker_tolerance):
             notes.append("agent not found" if a.start_offset is None
                          else f"agent starts {a.start_offset:.2f} cells from the start cell")

@@ -26,7 +26,8 @@ class CanvasStore:
         self._jpegs: dict[int, bytes] = {}
 
     def add(self, index: int, canvas: np.ndarray) -> None:
-        ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(canvas[:, :, ::-1]), [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(canvas[:, :, ::-1]),
+                               [cv2.IMWRITE_JPEG_QUALITY, self.quality])
         if ok:
             self._jpegs[index] = buf.tobytes()
 

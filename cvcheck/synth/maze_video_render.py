@@ -128,7 +128,8 @@ def render_frames(spec: MazeSpec, plan: VideoPlan, look: VideoLook, *, seed: int
         if not np.isnan(pos[0]) and plan.goal[t] == spec.goal:
             arrived |= bool(np.abs(pos - (np.array(spec.goal) + 0.5)).max() < 0.5)
 
-        def draw_goal() -> None:
+        # this frame's values bound explicitly (B023); draw_goal() is only called within this iteration
+        def draw_goal(maze: np.ndarray = maze, goal_px: tuple[float, float] = goal_px, arrived: bool = arrived) -> None:
             if look.style == "mazeplot":
                 gx, gy = goal_px
                 if arrived:

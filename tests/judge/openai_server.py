@@ -23,8 +23,8 @@ empty the default behaviour answers. Behaviours:
 * a callable ``f(payload) -> text`` -> reply with its result
 
 Every request is kept in ``server.requests`` (path, method, payload, authorization and
-``bytes_sent``: body bytes, or trickled header bytes, written so far). ``server.in_flight`` counts a request from the moment its
-body has been read until just before the last byte of its response is written: the
+``bytes_sent``: body bytes, or trickled header bytes, written so far). ``server.in_flight`` counts a request from
+the moment its body has been read until just before the last byte of its response is written: the
 client cannot have finished reading it, so the count never exceeds what the client has
 open, and ``server.max_in_flight`` is its peak.
 """

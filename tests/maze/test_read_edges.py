@@ -62,3 +62,26 @@ def test_a_maze_cut_by_the_frame_edges_is_still_analysed() -> None:
     analysis = analyse_video(frames, spec, config=Config().maze)
     assert not isinstance(analysis, Unparseable), analysis
     assert float(np.min(analysis.ious)) > 0.9  # the canvas is the maze, not a black strip
+
+
+def test_a_wall_across_the_whole_maze_is_a_wall_not_its_border() -> None:
+    # a percolation maze (maze-dataset) may be cut in two by a wall from border to border;
+    # with walls on both sides of it, it is not a frame's inner border
+    cut = """
+#########
+#S      #
+# ##### #
+#    E  #
+#########
+# # #   #
+#########
+"""
+    spec = spec_from_ascii(cut)
+    walls = np.array([[ch == "#" for ch in line] for line in cut.strip("\n").splitlines()])
+    img = np.where(np.kron(walls, np.ones((30, 30), bool))[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
+    for (r, c), colour in ((spec.start, (0, 255, 0)), (spec.goal, (255, 0, 0))):
+        img[r * 30:(r + 1) * 30, c * 30:(c + 1) * 30] = colour
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == (3, 4)
+    assert np.array_equal(reading.spec.walls, spec.walls)

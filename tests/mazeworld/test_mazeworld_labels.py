@@ -84,7 +84,8 @@ def _check(labels: dict, expected: dict[str, int], what: str) -> None:
     got = {k: labels[k] for k in expected}
     assert got == expected, f"{what}: {got} != {expected}"
     assert labels["overall"] == int(
-        not labels["maze_changed"] and not labels["cross_wall"] and labels["target_achievement"] and not labels["reflection"]
+        not labels["maze_changed"] and not labels["cross_wall"] and labels["target_achievement"]
+        and not labels["reflection"]
     )
 
 
