@@ -138,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"videos ready in {time.perf_counter() - t:.0f} s: {long_path}, {k4_path}")
     puzzle = meta["puzzle"]
     print("long 9x9 video, default settings:", json.dumps(grade(long_path, puzzle, [])), "label", meta["labels"])
-    print("long video, sudoku.video_max_frames=0 (no stride):", json.dumps(grade(long_path, puzzle, ["sudoku.video_max_frames=0"])))
-    print("long video, sudoku.video_max_seconds=2:", json.dumps(grade(long_path, puzzle, ["sudoku.video_max_seconds=2"])))
+    print("long video, sudoku.video_max_frames=0 (no stride):",
+          json.dumps(grade(long_path, puzzle, ["sudoku.video_max_frames=0"])))
+    print("long video, sudoku.video_max_seconds=2:",
+          json.dumps(grade(long_path, puzzle, ["sudoku.video_max_seconds=2"])))
     print("4K video without a grid:", json.dumps(grade(k4_path, puzzle, [])))
     if args.baseline:
         from cvcheck.sudoku.solver import solve_unique

@@ -593,7 +593,7 @@ def make_video_case(seed: int, *, n: int | None = None, effects: list[str] | Non
         target = next(iter(step), None)
         for rc, d in step.items():
             current[rc] = d
-        for k in range(hold):
+        for _ in range(hold):
             timeline.append((current.copy(), target))
     for _ in range(tail):
         timeline.append((current.copy(), None))

@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--zoom", type=int, default=40, help="videos that zoom or shift")
     ap.add_argument("--pairs", type=int, default=40, help="seeds rendered plain and with pencil marks + fade-ins")
     ap.add_argument("--video-modes", default="first_frames", help="first_frames and/or image, comma-separated")
-    ap.add_argument("--seed0", type=int, default=7_000_000, help="far from the seeds used while developing (< 1,000,000)")
+    ap.add_argument("--seed0", type=int, default=7_000_000,
+                    help="far from the seeds used while developing (< 1,000,000)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/out/sudoku_wild_accuracy.json")
     args = ap.parse_args(argv)
