@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
             report[f"image_{k}_agreement"] = _agree(imgs, k)
         report["image_passes_labelled"] = sum(r["label"]["overall"] for r in imgs)
         report["image_low_confidence_cells"] = sum(r["low_conf"] for r in imgs)
-        report["image_failures"] = [{k: r[k] for k in ("seed", "n", "defect", "status", "correct_cells", "cells", "style")}
-                                    for r in imgs if r["correct_cells"] != r["cells"] or r["overall"] != r["label"]["overall"]]
+        shown = ("seed", "n", "defect", "status", "correct_cells", "cells", "style")
+        report["image_failures"] = [{k: r[k] for k in shown} for r in imgs
+                                    if r["correct_cells"] != r["cells"] or r["overall"] != r["label"]["overall"]]
     if vids:
         report["video_gate_agreement"] = float(np.mean([r["overall"] == r["label"]["overall"] for r in vids]))
         report["video_action_reflection_agreement"] = _agree(vids, "action_reflection")
@@ -102,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("clues_changed", "constraint_violation", "completion_accuracy", "total_updates"):
             report[f"video_{k}_agreement"] = _agree(vids, k)
         report["video_kinds"] = {k: sum(r["kind"] == k for r in vids) for k in sorted({r["kind"] for r in vids})}
-        report["video_ocr_calls_vs_naive"] = [sum(r["metrics"]["ocr_calls"] for r in vids),
-                                              sum(r["metrics"]["naive_ocr_calls"] for r in vids)]
+        report["video_ocr_calls_vs_naive"] = [sum(r["metrics"]["ocr_calls"] or 0 for r in vids),
+                                              sum(r["metrics"]["naive_ocr_calls"] or 0 for r in vids)]
         report["video_failures"] = [{"seed": r["seed"], "kind": r["kind"], "n": r["n"], "label": r["label"],
                                      "got": r["metrics"], "overall": r["overall"]}
                                     for r in vids if r["overall"] != r["label"]["overall"]

@@ -227,6 +227,15 @@ class SudokuConfig:
     paddle_rec_model_name: str = name("PP-OCRv4_mobile_rec")  #: paddleocr engine: the rec model's name
     video_change_threshold: float = ranged(40.0, 0, 255)  #: grey change of a 16x16 cell thumbnail that makes it re-read
     video_debounce_frames: int = ranged(3, 1, 10_000)  #: a new cell value counts once it holds this many frames
+    # -- added for puzzles read from images / first frames and real video effects --
+    entry_min_height: float = ranged(0.3, 0, 1)  #: glyphs shorter than this share of a cell are pencil marks
+    solver_max_nodes: int = ranged(200_000, 1, 10_000_000)  #: search nodes to solve a puzzle given without its solution
+    puzzle_frames: int = ranged(3, 1, 10_000)  #: a video's clues: the first reading this many analysed frames agree on
+    puzzle_search_frames: int = ranged(48, 1, 100_000)  #: early frames searched for that agreement (then: unparseable)
+    video_debounce_seconds: float = ranged(0.12, 0, 60)  #: debounce at most this long, >= 1 frame (1-2 fps strips)
+    video_max_frames: int = ranged(3000, 0, 100_000_000)  #: longer videos: every k-th frame + the last (0 = all)
+    video_max_seconds: float = ranged(300.0, 0, 86_400, lo_open=True)  #: hard stop per video (an error: video_budget)
+    video_still_threshold: float = ranged(24.0, 0, 255)  #: grey change of a 64x64 frame thumbnail that counts as still
 
     def __post_init__(self) -> None:
         check_section(self)

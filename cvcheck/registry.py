@@ -93,7 +93,8 @@ TASKS: dict[str, Task] = {t.name: t for t in (
     Task("maze", "cvcheck.maze.task:grade_sample", pipeline="pixel", renderer="cvcheck.maze.task:render_overlay",
          sample_check="cvcheck.maze.task:check_sample", reference_check="cvcheck.maze.task:check_references",
          config_sections=("maze",)),
-    Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=("puzzle", "solution"),
+    # images need puzzle or puzzle_image, videos nothing more (clues from their first frames): the grader says so
+    Task("sudoku", "cvcheck.sudoku.task:grade_sample", pipeline="ocr", required_fields=(),
          renderer="cvcheck.sudoku.task:render_overlay", reference_check="cvcheck.sudoku.task:check_references",
          config_sections=("sudoku",)),
     *(Task(name, _MMGR, pipeline="vlm", family="mmgr-vlm", config_sections=("judge",)) for name in MMGR_JUDGED),

@@ -1,8 +1,9 @@
 """Batch manifests: one sample per line (JSONL) or per row (CSV), validated with line numbers.
 
 A sample names its ``id``, ``task`` and ``answer`` (image or video path) plus the
-task's reference fields (maze: ``reference`` image; sudoku: ``puzzle`` and
-``solution`` grids or JSON files), and optionally ``model``, ``difficulty`` and free
+task's reference fields (maze: ``reference`` image; sudoku: ``puzzle`` grid or JSON
+file or ``puzzle_image``, optional ``solution`` and ``boxes``; a Sudoku video needs none
+of them), and optionally ``model``, ``difficulty`` and free
 ``metadata`` (an object) that the report groups by.
 
 Relative paths are resolved against the manifest's folder and refused when they
@@ -44,7 +45,7 @@ from ..limits import (
 )
 from ..registry import TASKS, Task, suggest
 
-PATH_FIELDS = frozenset({"answer", "reference", "references"})
+PATH_FIELDS = frozenset({"answer", "reference", "references", "puzzle_image"})
 PATH_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".mp4", ".mov",
                  ".webm", ".mkv", ".avi", ".m4v", ".json", ".txt", ".npy", ".npz")
 #: sample fields the report groups by; carried into every result record

@@ -18,7 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("cvcheck.cli.report", "write an HTML report (tables, charts, failure gallery) and CSV/markdown"),
     "audit": ("cvcheck.cli.audit", "agreement between two result sets (pixel vs judge, verifier vs labels)"),
     "demo": ("cvcheck.cli.demo", "generate a labelled corpus, score it, write the report and the audit"),
-    "sudoku": ("cvcheck.cli.sudoku", "grade a Sudoku answer image or video against its puzzle and solution (OCR)"),
+    "sudoku": ("cvcheck.cli.sudoku", "grade a Sudoku answer image or video against its puzzle (OCR)"),
     "judge": ("cvcheck.cli.judge", "grade judged tasks (MMGR VLM gates, MM-Vet, MARVEL, GGBench) with a cached judge"),
 }
 

@@ -56,25 +56,48 @@ def cell_patches(fit: GridFit, *, inset: float) -> list[list[np.ndarray]]:
     return [[fit.canvas[t:max(b, t + 1), lf:max(rt, lf + 1)] for t, b, lf, rt in row] for row in boxes]
 
 
-def digit_mask(patch: np.ndarray, *, core: float) -> np.ndarray | None:
-    """Ink mask of a cell's digit, or None when the cell is blank.
+_JOIN = np.ones((3, 3), np.uint8)
+#: what a cell holds (see :func:`cell_ink`)
+BLANK, DIGIT, OCCLUDED = "blank", "digit", "occluded"
+#: grey levels above the paper at which an empty-looking cell counts as covered (videos)
+COVER_LEVEL = 60
+#: a glyph shorter than this share of the cell is a pencil mark, not an entry (default)
+ENTRY_MIN_HEIGHT = 0.3
 
-    ``patch`` is cut with a small inset (just inside the lines). Blank when the cell has
-    too little contrast or ink, when what remains after dropping grid-line remnants along
-    the border and specks is too small, or when no ink reaches the central region
-    (the patch minus ``core`` of its side on every edge).
+
+def digit_mask(patch: np.ndarray, *, core: float, entry_min_height: float = ENTRY_MIN_HEIGHT) -> np.ndarray | None:
+    """Ink mask of a cell's digit, or None when the cell is blank or occluded (see :func:`cell_ink`)."""
+    kind, mask = cell_ink(patch, core=core, entry_min_height=entry_min_height)
+    return mask if kind == DIGIT else None
+
+
+def cell_ink(patch: np.ndarray, *, core: float, entry_min_height: float = ENTRY_MIN_HEIGHT,
+             paper: float | None = None) -> tuple[str, np.ndarray | None]:
+    """What a cell patch holds: ``(DIGIT, mask)``, ``(BLANK, None)`` or ``(OCCLUDED, None)``.
+
+    ``patch`` is cut with :data:`OUTER_INSET` (just inside the lines). Blank when the
+    cell has too little contrast or ink, when what remains after dropping grid-line
+    remnants along the border and specks is too small, when no ink reaches the central
+    region (the patch minus ``core`` of its side on every edge), or when no glyph is at
+    least ``entry_min_height`` of the cell tall: small pencil marks (candidates in the
+    cell's corners, even the centre one) are not entries, and are dropped next to an
+    entry. Occluded when a large solid blob (a hand, a cursor block) covers the cell, or,
+    given the ``paper`` level of the grid's background, when an empty-looking cell is far
+    darker than the paper (covered by something, not erased).
     """
     if patch.size == 0:
-        return None
+        return BLANK, None
     bg, top = _levels(patch, 0.5, 0.995)
     if top - bg < _MIN_CONTRAST:
-        return None
+        return (OCCLUDED if paper is not None and bg > paper + COVER_LEVEL else BLANK), None
     mask = (patch > (bg + top) / 2).astype(np.uint8)
     mask = _drop_line_runs(mask)
-    if mask.mean() < _MIN_INK_RATIO:
-        return None
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = patch.shape
+    if _solid_blob(mask, h, w):
+        return OCCLUDED, None
+    if mask.mean() < _MIN_INK_RATIO:
+        return BLANK, None
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     x, y, bw, bh, area = (stats[:, k] for k in range(5))
     touch_lr = (x == 0) | (x + bw == w)
     touch_tb = (y == 0) | (y + bh == h)
@@ -82,26 +105,112 @@ def digit_mask(patch: np.ndarray, *, core: float) -> np.ndarray | None:
     keep = ~line_like & (area >= 0.004 * h * w)
     keep[0] = False
     if not keep.any():
-        return None
+        return BLANK, None
     out = keep[labels]
     if out.mean() < _MIN_INK_RATIO:
-        return None
+        return BLANK, None
     mt, ml = int(core * h), int(core * w)
     if not out[mt:h - mt, ml:w - ml].any():
-        return None
+        return BLANK, None
     # the mid-level mask decides *whether* there is ink; the digit's extent comes from a
     # lower level, so that the lighter strokes of a blurred or thin digit (chroma-subsampled
     # video) stay with it
     low = _drop_line_runs((patch > bg + 0.3 * (top - bg)).astype(np.uint8))
-    count, labels = cv2.connectedComponents(low, connectivity=8)
+    # pieces of one blurred glyph (a thin diagonal lost) are joined across gaps of ~1 px;
+    # pencil marks stand several pixels apart and stay separate
+    joined = cv2.dilate(low, _JOIN)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    stats = stats.copy()
+    stats[1:, :2] += 1
+    stats[1:, 2:4] -= 2  # undo the dilation's growth
     lut = np.zeros(count, dtype=bool)
     lut[labels[out & (low > 0)]] = True
     lut[0] = False
-    grown = lut[labels] | out
+    glyph = _entry_glyph(lut, stats, h / (1 - 2 * OUTER_INSET), entry_min_height)
+    if glyph is None:
+        return BLANK, None
+    inside = glyph[labels]
+    grown = (inside & (low > 0)) | (out & inside.any())
+    grown &= _box_of(glyph, stats, h, w)
     rows = np.flatnonzero(grown.any(axis=1))
-    if rows[-1] - rows[0] + 1 < _MIN_INK_HEIGHT * h:
+    if rows.size == 0 or rows[-1] - rows[0] + 1 < _MIN_INK_HEIGHT * h:
+        return BLANK, None
+    return DIGIT, grown
+
+
+def covered_cells(fit: GridFit, paper: float, *, level: float = 45.0) -> np.ndarray:
+    """(n, n) bool: cells that something opaque lies over (a hand and its arm).
+
+    Opaque = mid-tone: darker than the ``paper`` by ``level`` but lighter than the ink
+    of the lines and digits. A highlight fill is mid-tone too, but its cell's lines stay
+    visible (ink) and cut it off at the cell; a hand hides the lines it lies on. So a
+    mid-tone region that is thick (over 0.4 cell wide somewhere) and spans more than 1.1
+    cells is foreign, and a cell is covered when a sixth of it is foreign.
+    """
+    n = fit.n
+    canvas = fit.canvas
+    cell = canvas.shape[0] / n
+    ink = float(np.percentile(canvas[::2, ::2], 99))
+    out = np.zeros((n, n), dtype=bool)
+    if ink - paper < 2 * level:
+        return out
+    upper = paper + 0.6 * (ink - paper)
+    mask = ((canvas > paper + level) & (canvas < upper)).astype(np.uint8)
+    if mask.mean() < 0.02:
+        return out
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    if float(dist.max()) <= 0.2 * cell:
+        return out
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    thick = np.zeros(count, dtype=bool)
+    thick[np.unique(labels[dist > 0.2 * cell])] = True
+    wide = (stats[:, 2] > 1.1 * cell) | (stats[:, 3] > 1.1 * cell)
+    foreign = thick & wide
+    foreign[0] = False
+    if not foreign.any():
+        return out
+    share = cv2.resize(foreign[labels].astype(np.float32), (n, n), interpolation=cv2.INTER_AREA)
+    return share > 1 / 6
+
+
+def _solid_blob(mask: np.ndarray, h: int, w: int) -> bool:
+    """A component over half the cell wide and tall that fills its convex hull (no holes,
+    no strokes): a hand or a block, not a glyph."""
+    if mask.mean() < 0.25:
+        return False
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    for k in range(1, count):
+        bw, bh, area = stats[k, 2], stats[k, 3], stats[k, 4]
+        if bw > 0.5 * w and bh > 0.5 * h and area > 0.5 * bw * bh:
+            contours, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                           cv2.CHAIN_APPROX_SIMPLE)
+            hull = cv2.contourArea(cv2.convexHull(max(contours, key=cv2.contourArea)))
+            if hull > 0 and area >= 0.9 * hull:
+                return True
+    return False
+
+
+def _entry_glyph(candidates: np.ndarray, stats: np.ndarray, cell_h: float, min_height: float) -> np.ndarray | None:
+    """The components (bool per label) forming the entry: those at least ``min_height``
+    of the cell tall, plus the pieces inside their box; None when there is no such glyph."""
+    heights = stats[:, 3]
+    seeds = candidates & (heights >= min_height * cell_h)
+    if not seeds.any():
         return None
-    return grown
+    x, y, bw, bh = (stats[:, k] for k in range(4))
+    pad = 0.05 * cell_h
+    x0, y0 = x[seeds].min() - pad, y[seeds].min() - pad
+    x1, y1 = (x + bw)[seeds].max() + pad, (y + bh)[seeds].max() + pad
+    inside = candidates & (x >= x0) & (y >= y0) & (x + bw <= x1) & (y + bh <= y1)
+    return seeds | inside
+
+
+def _box_of(glyph: np.ndarray, stats: np.ndarray, h: int, w: int) -> np.ndarray:
+    """(h, w) bool: the bounding box of the chosen components."""
+    x, y, bw, bh = (stats[:, k] for k in range(4))
+    box = np.zeros((h, w), dtype=bool)
+    box[int(y[glyph].min()):int((y + bh)[glyph].max()), int(x[glyph].min()):int((x + bw)[glyph].max())] = True
+    return box
 
 
 def _levels(values: np.ndarray, *quantiles: float) -> list[float]:
@@ -159,24 +268,35 @@ def normalise_crop(patch: np.ndarray, mask: np.ndarray, *, sharpen: bool = False
     return np.repeat(grey[:, :, None], 3, axis=2), glyph
 
 
-def extract_cells(fit: GridFit, *, inset: float) -> tuple[np.ndarray, list[CellCrop]]:
-    """Blank map (n, n) bool and the crops of every non-blank cell (row-major).
+def extract_cells(fit: GridFit, *, inset: float,
+                  entry_min_height: float = ENTRY_MIN_HEIGHT) -> tuple[np.ndarray, list[CellCrop], np.ndarray]:
+    """Blank map (n, n) bool, the crops of every digit cell (row-major) and the occluded map (n, n) bool.
 
     ``inset`` (share of the cell per side) bounds the central region a digit must reach;
     the crop itself is cut just inside the lines so that large digits are not clipped.
     """
     n = fit.n
     blank = np.ones((n, n), dtype=bool)
+    occluded = np.zeros((n, n), dtype=bool)
     crops: list[CellCrop] = []
-    core = max(0.0, inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
+    core = core_share(inset)
     sharpen = needs_sharpening(fit)
     for r, row in enumerate(cell_patches(fit, inset=OUTER_INSET)):
         for c, patch in enumerate(row):
-            crop = read_cell(patch, r, c, core=core, sharpen=sharpen)
-            if crop is not None:
+            kind, mask = cell_ink(patch, core=core, entry_min_height=entry_min_height)
+            if kind == OCCLUDED:
                 blank[r, c] = False
-                crops.append(crop)
-    return blank, crops
+                occluded[r, c] = True
+            elif mask is not None:
+                blank[r, c] = False
+                crop, glyph = normalise_crop(patch, mask, sharpen=sharpen)
+                crops.append(CellCrop(row=r, col=c, crop=crop, glyph=glyph))
+    return blank, crops, occluded
+
+
+def core_share(inset: float) -> float:
+    """The central-region margin of a patch cut with :data:`OUTER_INSET`, for a cell inset."""
+    return max(0.0, inset - OUTER_INSET) / (1 - 2 * OUTER_INSET)
 
 
 def needs_sharpening(fit: GridFit) -> bool:
@@ -184,10 +304,10 @@ def needs_sharpening(fit: GridFit) -> bool:
     return fit.source_cell_px < SHARPEN_BELOW_PX
 
 
-def read_cell(patch: np.ndarray, row: int, col: int, *, core: float = 0.1,
-              sharpen: bool = False) -> CellCrop | None:
-    """The normalised crop of one cell patch, or None when blank."""
-    mask = digit_mask(patch, core=core)
+def read_cell(patch: np.ndarray, row: int, col: int, *, core: float = 0.1, sharpen: bool = False,
+              entry_min_height: float = ENTRY_MIN_HEIGHT) -> CellCrop | None:
+    """The normalised crop of one cell patch, or None when blank or occluded."""
+    mask = digit_mask(patch, core=core, entry_min_height=entry_min_height)
     if mask is None:
         return None
     crop, glyph = normalise_crop(patch, mask, sharpen=sharpen)

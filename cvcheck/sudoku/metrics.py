@@ -1,8 +1,9 @@
 """MMGR T2 Sudoku metrics (D.4.2) on digit grids.
 
 - ``clues_changed`` (CC, 0/1): any given clue is not read back as itself.
-- ``constraint_violation`` (CV, [0, 1]): share of the 3N row/column/box constraints that
-  are violated, a constraint being violated when a digit occurs in its unit more than once.
+- ``constraint_violation`` (CV, [0, 1]): share of the row/column/box constraints (3N, or
+  2N for a Latin square without boxes) that are violated, a constraint being violated
+  when a digit occurs in its unit more than once.
   Empty cells do not violate a constraint (they are what completion accuracy measures).
 - ``completion_accuracy`` (CA, [0, 1]): share of the originally empty cells that hold the
   solution's digit.
@@ -52,12 +53,12 @@ def changed_clue_cells(spec: SudokuSpec, read: np.ndarray) -> list[dict[str, int
             for r, c in np.argwhere(mask)]
 
 
-def constraint_violations(read: np.ndarray) -> list[dict[str, Any]]:
+def constraint_violations(read: np.ndarray, boxes: Any = "auto") -> list[dict[str, Any]]:
     """Units holding a digit more than once, with the clashing cells."""
     n = read.shape[0]
     flat = read.ravel()
     out = []
-    for name, cells in units(n):
+    for name, cells in units(n, boxes):
         values = flat[cells]
         digits, counts = np.unique(values[values > 0], return_counts=True)
         dup = digits[counts > 1]
@@ -80,9 +81,8 @@ def score_grid(spec: SudokuSpec, read: np.ndarray) -> SudokuScore:
     read = np.asarray(read)
     if read.shape != spec.puzzle.shape:
         raise ValueError(f"read grid has shape {read.shape}, expected {spec.puzzle.shape}")
-    n = spec.n
     changed = changed_clue_cells(spec, read)
-    violations = constraint_violations(read)
+    violations = constraint_violations(read, spec.boxes)
     empty = spec.puzzle == 0
     correct = (read == spec.solution) & empty
     wrong = empty & ~correct
@@ -92,7 +92,7 @@ def score_grid(spec: SudokuSpec, read: np.ndarray) -> SudokuScore:
     ca = float(correct.sum()) / n_empty if n_empty else 1.0
     return SudokuScore(
         clues_changed=int(bool(changed)),
-        constraint_violation=len(violations) / (3.0 * n),
+        constraint_violation=len(violations) / float(spec.unit_count),
         completion_accuracy=ca,
         changed_clues=changed,
         violations=violations,

@@ -9,7 +9,7 @@ import numpy as np
 from ..config import SudokuConfig
 from .cells import extract_cells
 from .grid import GridFit, find_grid
-from .ocr import DigitEngine, get_engine, read_with_grouping
+from .ocr import UNREADABLE, DigitEngine, get_engine, read_with_grouping
 
 
 @dataclass(frozen=True)
@@ -33,9 +33,12 @@ class GridReading:
     ocr_calls: int
 
 
-def read_grid(image: np.ndarray, n: int, *, config: SudokuConfig,
+def read_grid(image: np.ndarray, n: int | None, *, config: SudokuConfig,
               engine: DigitEngine | None = None) -> GridReading | None:
-    """Read an ``n`` x ``n`` Sudoku from an RGB image; None when no n x n grid is found."""
+    """Read an ``n`` x ``n`` Sudoku from an RGB image; None when no n x n grid is found.
+
+    ``n`` None: the size is counted from the drawn lines (a puzzle image read for its clues).
+    """
     fit = find_grid(image, n)
     if fit is None or fit.size_mismatch:
         return None
@@ -45,9 +48,11 @@ def read_grid(image: np.ndarray, n: int, *, config: SudokuConfig,
 def read_fit(fit: GridFit, *, config: SudokuConfig, engine: DigitEngine | None = None) -> GridReading:
     """Read the cells of an already located grid."""
     n = fit.n
-    _, crops = extract_cells(fit, inset=config.cell_inset)
+    _, crops, occluded = extract_cells(fit, inset=config.cell_inset, entry_min_height=config.entry_min_height)
     digits = np.zeros((n, n), dtype=np.int8)
     conf = np.ones((n, n), dtype=np.float32)
+    digits[occluded] = UNREADABLE  # covered (a hand, a block): nothing can be read there
+    conf[occluded] = 0.0
     calls = 0
     if crops:
         eng = engine or get_engine(config)

@@ -1,9 +1,11 @@
 """Sudoku digit grids: parsing, validation, box geometry.
 
 A grid is an ``int8`` array of shape (N, N) with 0 for an empty cell and 1..N for a
-digit; N is a perfect square (4 or 9 in MMGR). Grids come in as nested lists, flat
-lists, strings like ``"1.3.4..."`` ('.' or '0' empty, whitespace, '|' and '-'
-ignored), or JSON text of those.
+digit, 3 <= N <= 9. Its constraint units are the rows, the columns and, unless the
+puzzle is a plain Latin square, R x C boxes (R * C = N): 4 -> 2x2, 6 -> 2x3, 8 -> 2x4,
+9 -> 3x3 by default, and no boxes for 3, 5 and 7 (VMEvalKit's 3x3 task). Grids come in
+as nested lists, flat lists, strings like ``"1.3.4..."`` ('.' or '0' empty, whitespace,
+'|' and '-' ignored), or JSON text of those.
 
 >>> parse_grid("12..\\n..12\\n2.1.\\n.2..").tolist()[0]
 [1, 2, 0, 0]
@@ -20,11 +22,13 @@ import numpy as np
 
 from ..errors import InputError
 from ..limits import JSONLimitError, loads_json, printable
+from .boxes import MAX_N, MIN_N, boxes_label, default_boxes, resolve_boxes
+from .solver import solve_unique
 
 GridLike = Any
 
 
-MAX_GRID_N = 25             #: largest grid side accepted (N x N cells, N a perfect square)
+MAX_GRID_N = MAX_N          #: largest grid side accepted (N x N cells, 3 <= N <= 9: one ASCII digit per cell)
 MAX_GRID_TEXT = 10_000      #: characters in a grid string (a 9x9 grid with separators has ~200)
 _DIGITS = "0123456789"
 
@@ -44,8 +48,8 @@ def parse_grid(value: GridLike, *, name: str = "grid") -> np.ndarray:
     Raises
     ------
     InputError
-        Anything but N x N integers in 0..N (N a perfect square, 4 <= N <= 25): floats,
-        booleans, huge numbers, non-ASCII digits such as '²', deep JSON.
+        Anything but N x N integers in 0..N (3 <= N <= 9): floats, booleans, huge
+        numbers, non-ASCII digits such as '²', deep JSON.
     """
     return _parse(value, name, allow_json=True)
 
@@ -89,8 +93,9 @@ def _parse(value: GridLike, name: str, *, allow_json: bool) -> np.ndarray:
     else:
         raise InputError(f"{name} must be a grid of integers, got {type(value).__name__}")
     n = math.isqrt(flat.size)
-    if flat.size == 0 or n * n != flat.size or math.isqrt(n) ** 2 != n or not 4 <= n <= MAX_GRID_N:
-        raise InputError(f"{name} has {flat.size} cells; expected N*N with N a square in 4..{MAX_GRID_N} (16 or 81)")
+    if flat.size == 0 or n * n != flat.size or not MIN_N <= n <= MAX_N:
+        raise InputError(f"{name} has {flat.size} cells; expected N*N with {MIN_N} <= N <= {MAX_N} "
+                         "(9, 16, 36 or 81...)")
     if flat.min() < 0 or flat.max() > n:
         raise InputError(f"{name} values must be 0 (empty) or 1..{n}")
     return flat.reshape(n, n).astype(np.int8)
@@ -119,54 +124,84 @@ def looks_like_path(text: str) -> bool:
 
 
 def box_shape(n: int) -> tuple[int, int]:
-    """Box size (rows, cols) of an N x N Sudoku (N a perfect square)."""
-    b = math.isqrt(n)
-    return b, b
+    """Default box size (rows, cols) of an N x N Sudoku; (1, N) when it has no boxes."""
+    return default_boxes(n) or (1, n)
 
 
-def units(n: int) -> list[tuple[str, np.ndarray]]:
-    """The 3N constraint units as ``(name, flat cell indices)``: rows, columns, boxes."""
+def units(n: int, boxes: Any = "auto") -> list[tuple[str, np.ndarray]]:
+    """The constraint units as ``(name, flat cell indices)``: N rows, N columns and N
+    boxes (none for a Latin square), names 0-based (``"row 0"``, ``"box 3"``)."""
     idx = np.arange(n * n).reshape(n, n)
-    br, bc = box_shape(n)
+    shape = resolve_boxes(boxes, n)
     out = [(f"row {r}", idx[r]) for r in range(n)]
     out += [(f"col {c}", idx[:, c]) for c in range(n)]
-    out += [(f"box {r // br * (n // bc) + c // bc}", idx[r:r + br, c:c + bc].ravel())
-            for r in range(0, n, br) for c in range(0, n, bc)]
+    if shape is not None:
+        br, bc = shape
+        out += [(f"box {r // br * (n // bc) + c // bc}", idx[r:r + br, c:c + bc].ravel())
+                for r in range(0, n, br) for c in range(0, n, bc)]
     return out
 
 
-def is_valid_solution(grid: np.ndarray) -> bool:
+def is_valid_solution(grid: np.ndarray, boxes: Any = "auto") -> bool:
     """True when every row, column and box holds each digit 1..N exactly once."""
     n = grid.shape[0]
     flat = grid.ravel()
     want = set(range(1, n + 1))
-    return all(set(flat[cells].tolist()) == want for _, cells in units(n))
+    return all(set(flat[cells].tolist()) == want for _, cells in units(n, boxes))
 
 
 @dataclass(frozen=True)
 class SudokuSpec:
-    """A puzzle and its solution, validated against each other."""
+    """A puzzle, its solution and its box shape, validated against each other.
+
+    ``solved`` is True when the solution was computed from the puzzle (no solution given).
+    """
 
     puzzle: np.ndarray
     solution: np.ndarray
+    boxes: tuple[int, int] | None = (0, 0)  #: (R, C), None = no boxes; (0, 0) = default for N
+    solved: bool = False
+
+    def __post_init__(self) -> None:
+        if self.boxes == (0, 0):
+            object.__setattr__(self, "boxes", default_boxes(self.n))
 
     @property
     def n(self) -> int:
         return int(self.puzzle.shape[0])
 
+    @property
+    def unit_count(self) -> int:
+        """Rows, columns and boxes: 3N, or 2N without boxes."""
+        return (2 if self.boxes is None else 3) * self.n
+
     @classmethod
-    def from_values(cls, puzzle: GridLike, solution: GridLike) -> SudokuSpec:
-        """Parse and check: the solution is a valid Sudoku that keeps every clue."""
+    def from_values(cls, puzzle: GridLike, solution: GridLike = None, *, boxes: Any = "auto",
+                    max_nodes: int = 200_000) -> SudokuSpec:
+        """Parse and check: the solution is a valid Sudoku that keeps every clue.
+
+        With no ``solution`` the puzzle is solved (:func:`~cvcheck.sudoku.solver.solve_unique`);
+        a puzzle with no solution, several, or one the search could not settle within
+        ``max_nodes`` raises :class:`~cvcheck.errors.InputError` saying which.
+        """
         p = parse_grid(puzzle, name="puzzle")
-        s = parse_grid(solution, name="solution")
+        n = p.shape[0]
+        shape = resolve_boxes(boxes, n)
+        if solution is None or (isinstance(solution, str) and not solution.strip()):
+            s = solve_unique(p, boxes=shape, max_nodes=max_nodes)
+            solved = True
+        else:
+            s = parse_grid(solution, name="solution")
+            solved = False
         if p.shape != s.shape:
             raise InputError(f"puzzle is {p.shape[0]}x{p.shape[0]} but solution is {s.shape[0]}x{s.shape[0]}")
-        if (s == 0).any() or not is_valid_solution(s):
-            raise InputError("solution is not a complete valid Sudoku")
+        if (s == 0).any() or not is_valid_solution(s, shape):
+            note = "" if shape == default_boxes(n) else f" with boxes {boxes_label(shape)}"
+            raise InputError(f"solution is not a complete valid Sudoku{note}")
         clash = (p != 0) & (p != s)
         if clash.any():
             r, c = np.argwhere(clash)[0]
-            raise InputError(f"puzzle clue at row {r}, col {c} disagrees with the solution")
+            raise InputError(f"puzzle clue at row {r}, col {c} (r{r + 1}c{c + 1}) disagrees with the solution")
         p.setflags(write=False)
         s.setflags(write=False)
-        return cls(puzzle=p, solution=s)
+        return cls(puzzle=p, solution=s, boxes=shape, solved=solved)

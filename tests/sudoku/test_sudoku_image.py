@@ -43,7 +43,8 @@ def test_one_cell_defect_fails_and_names_the_cell():
 
 def test_blank_and_gridless_images_are_unparseable():
     case = make_image_case(13, n=4)
-    for img in (np.full((200, 200, 3), 255, np.uint8), np.random.default_rng(0).integers(0, 255, (120, 90, 3), np.uint8)):
+    noise = np.random.default_rng(0).integers(0, 255, (120, 90, 3), np.uint8)
+    for img in (np.full((200, 200, 3), 255, np.uint8), noise):
         r = verify_image(img, case.puzzle, case.solution, config=CFG)
         assert r.status is Status.UNPARSEABLE and r.overall == 0.0 and r.details["reason"]
 

@@ -36,7 +36,7 @@ def test_parse_grid_accepts_strings_json_lists_and_files(tmp_path):
         load_grid(tmp_path / "bad.json")
 
 
-@pytest.mark.parametrize("bad", ["123", "12x4" * 4, "1" * 25, [[1, 2], [3, 4]], "5" * 16, "[[1,2"])
+@pytest.mark.parametrize("bad", ["123", "12x4" * 4, "1" * 100, "1" * 4, [[1, 2], [3, 4]], "5" * 16, "[[1,2"])
 def test_parse_grid_rejects_malformed(bad):
     with pytest.raises(InputError):
         parse_grid(bad)
@@ -101,3 +101,46 @@ def test_generator_makes_unique_puzzles():
         puz = make_puzzle(sol, clues, rng)
         assert count_solutions(puz) == 1 and ((puz == 0) | (puz == sol)).all()
     assert count_solutions(np.zeros((4, 4), np.int8)) == 2  # capped at the limit
+
+
+def test_box_shapes_by_size_and_latin_squares():
+    from cvcheck.sudoku.boxes import default_boxes, parse_boxes
+    from cvcheck.sudoku.spec import units
+
+    assert [default_boxes(n) for n in (3, 4, 5, 6, 8, 9)] == [None, (2, 2), None, (2, 3), (2, 4), (3, 3)]
+    assert parse_boxes("2x3", 6) == (2, 3) and parse_boxes("none") is None and parse_boxes("") == "auto"
+    assert parse_boxes(None) is None and parse_boxes([3, 3], 9) == (3, 3)
+    for bad in ("2x2", "axb", "3x3x3"):
+        with pytest.raises(InputError):
+            parse_boxes(bad, 6)
+    assert len(units(3, None)) == 6 and len(units(6)) == 18
+    latin = SudokuSpec.from_values("1........", "123231312")  # 3x3 Latin square, solution given
+    assert latin.boxes is None and latin.unit_count == 6
+    read = latin.solution.copy()
+    read[1, 1] = 1  # row 1 = 2 1 1, col 1 = 2 1 1 -> 2 of the 6 constraints
+    s = score_grid(latin, read)
+    assert {v["unit"] for v in s.violations} == {"row 1", "col 1"} and s.constraint_violation == pytest.approx(2 / 6)
+    six = SudokuSpec.from_values("." * 36, "123456456123231564564231312645645312")
+    assert six.boxes == (2, 3)
+    with pytest.raises(InputError, match="not a complete valid"):  # rows and columns fine, 2x3 boxes not
+        SudokuSpec.from_values("." * 36, "123456234561345612456123561234612345")
+
+
+def test_solution_computed_when_missing_and_bad_puzzles_named():
+    from cvcheck.sudoku.solver import SolverBudgetError, solve_unique
+
+    spec = SudokuSpec.from_values(".2....1...4..3..")  # 4 clues, one solution
+    assert spec.solved and spec.solution.tolist() == parse_grid(SOL4).tolist()
+    with pytest.raises(InputError, match="no solution"):
+        SudokuSpec.from_values("11" + "." * 14)
+    with pytest.raises(InputError, match=r"several solutions \(r\d+c\d+ can be"):
+        SudokuSpec.from_values(PUZ4)
+    with pytest.raises(SolverBudgetError, match="past 50 nodes"):  # never a hang: a node budget, then an error
+        solve_unique(np.zeros((9, 9), np.int8), max_nodes=50)
+    rng = np.random.default_rng(3)
+    for n, boxes in ((3, None), (5, None), (6, (2, 3)), (6, (3, 2)), (8, (2, 4))):
+        sol = random_solution(n, rng, boxes=boxes)
+        assert is_valid_solution(sol, boxes), (n, boxes)
+        puz = make_puzzle(sol, 0, rng, boxes=boxes)
+        assert count_solutions(puz, boxes=boxes) == 1
+        assert (SudokuSpec.from_values(puz, boxes=boxes).solution == sol).all()

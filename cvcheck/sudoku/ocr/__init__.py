@@ -15,6 +15,7 @@ from ...errors import ConfigError
 from .base import (
     UNREADABLE,
     DigitEngine,
+    GlyphBank,
     Reading,
     glyph_distance,
     group_glyphs,
@@ -52,5 +53,5 @@ def get_engine(config: SudokuConfig) -> DigitEngine:
     return engine
 
 
-__all__ = ["ENGINES", "UNREADABLE", "DigitEngine", "Reading", "get_engine", "glyph_distance", "group_glyphs",
-           "read_with_grouping"]
+__all__ = ["ENGINES", "UNREADABLE", "DigitEngine", "GlyphBank", "Reading", "get_engine", "glyph_distance",
+           "group_glyphs", "read_with_grouping"]

@@ -112,3 +112,44 @@ def read_with_grouping(engine: DigitEngine, crops: Sequence[np.ndarray], glyphs:
         for i, reading in zip(unsure, engine.read_digits([crops[i] for i in unsure], n=n)):
             readings[i] = reading
     return readings, len(reps) + len(unsure)
+
+
+class GlyphBank:
+    """Recognitions remembered across the frames of one video.
+
+    A crop whose ink map matches a remembered one (no 4x4 block differs by more than
+    ``max_diff`` mean ink, the test that shares recognitions within an image) reuses its
+    reading: under grain and shake the same digits of the same font keep coming back.
+    Only readings at or above ``min_confidence`` are remembered, the latest ``size`` of them.
+    """
+
+    def __init__(self, *, max_diff: float, min_confidence: float, size: int = 64) -> None:
+        self.max_diff = max_diff
+        self.min_confidence = min_confidence
+        self.size = size
+        self._glyphs: list[np.ndarray] = []
+        self._readings: list[Reading] = []
+        self._stack: np.ndarray | None = None
+
+    def find(self, glyph: np.ndarray) -> Reading | None:
+        """The remembered reading of a matching glyph, or None."""
+        if self.max_diff <= 0 or not self._glyphs:
+            return None
+        if self._stack is None:
+            self._stack = np.stack(self._glyphs).astype(np.float32)
+        k, h, w = self._stack.shape
+        diff = np.abs(self._stack - glyph.astype(np.float32)[None]).reshape(k * h, w)
+        # exact 4x4 block means by area resampling (integer factor)
+        blocks = cv2.resize(diff, (w // 4, k * h // 4), interpolation=cv2.INTER_AREA)
+        worst = blocks.reshape(k, h // 4 * (w // 4)).max(axis=1)
+        best = int(np.argmin(worst))
+        return self._readings[best] if worst[best] <= self.max_diff else None
+
+    def add(self, glyph: np.ndarray, reading: Reading) -> None:
+        if reading.digit < 1 or reading.confidence < self.min_confidence:
+            return
+        self._glyphs.append(glyph)
+        self._readings.append(reading)
+        if len(self._glyphs) > self.size:
+            del self._glyphs[0], self._readings[0]
+        self._stack = None

@@ -63,7 +63,8 @@ class RapidOcrEngine:
         try:
             import onnxruntime as ort
         except ImportError as exc:  # pragma: no cover - a core dependency
-            raise MissingDependencyError("the default Sudoku OCR needs 'onnxruntime' (pip install onnxruntime)") from exc
+            raise MissingDependencyError(
+                "the default Sudoku OCR needs 'onnxruntime' (pip install onnxruntime)") from exc
         path = Path(model_path) if model_path else bundled_model_path()
         if not path.is_file():
             raise MissingDependencyError(f"OCR model file {path} does not exist")
