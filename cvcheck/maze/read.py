@@ -37,6 +37,7 @@ from .lattice import Cell, MazeSpec, lattice_to_cell
 
 PAPER_PERCENTILE = 95  #: the paper's brightness: this percentile of the pixels' value
 INK_MIN = 0.25         #: darkness (share of the paper's brightness) that counts as ink when locating
+FAINT_INK_MIN = 0.12   #: ... tried when nothing is found at INK_MIN (1-px grey lines blurred to ~0.2)
 COLOUR_CHROMA = 45     #: max(RGB) - min(RGB) at or above this is colour, not ink
 COLOUR_VALUE = 70      #: ... for pixels at least this bright
 LATTICE_THICKNESS = 0.3  #: walls at least this thick (cells) are read as a lattice (MMGR), thinner ones as lines
@@ -173,9 +174,16 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
     The box runs through the centres of the outer border lines. The maze is the largest
     ink structure that holds ink inside its own border; a border that blur or compression
     parted from the walls is a hollow ring around them, taken with what it encloses; a
-    hollow ring at the picture's edge is a frame or letterbox bars, passed over.
+    hollow ring at the picture's edge is a frame or letterbox bars, passed over. Ink is
+    darkness from ``INK_MIN``, or from ``FAINT_INK_MIN`` when nothing is found that way
+    (thin grey lines, blurred).
     """
-    ink = (dark >= INK_MIN).astype(np.uint8)
+    found = _find_box_at(dark, INK_MIN)
+    return found if found is not None else _find_box_at(dark, FAINT_INK_MIN)
+
+
+def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, float, float, float]] | None:
+    ink = (dark >= ink_min).astype(np.uint8)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
     h_img, w_img = ink.shape

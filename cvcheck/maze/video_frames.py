@@ -33,6 +33,7 @@ PART_OF = 0.6        #: ... unless both are at least this share of a whole one (
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
+RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class FrameAnalyser:
         self.warp: np.ndarray | None = None
         self.relocations = 0
         self._last_relocate = -RELOCATE_EVERY
+        self._relocate_iou = 1.0  # the wall IoU at the last attempt
         if self.lines:
             self._init_slots()
             self.core = None
@@ -164,8 +166,10 @@ class FrameAnalyser:
         canvas = self.canvas(frame)
         hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
         iou = self._layout(canvas, hsv)
-        if iou < max(RELOCATE_BELOW, self.cfg.layout_iou_min) and index - self._last_relocate >= RELOCATE_EVERY:
-            self._last_relocate = index
+        # a camera drifting slowly is re-located again as soon as the match keeps falling
+        due = index - self._last_relocate >= RELOCATE_EVERY or iou < self._relocate_iou - RELOCATE_DROP
+        if iou < max(RELOCATE_BELOW, self.cfg.layout_iou_min) and due:
+            self._last_relocate, self._relocate_iou = index, iou
             old = (self.box, self.warp)
             if self.locate(frame):
                 new_canvas = self.canvas(frame)
@@ -174,6 +178,7 @@ class FrameAnalyser:
                 if new_iou > iou + 0.02 and new_iou > self.cfg.layout_iou_min:  # the maze moved, not changed
                     canvas, hsv, iou = new_canvas, new_hsv, new_iou
                     self.relocations += 1
+                    self._relocate_iou = new_iou
                 else:
                     self.box, self.warp = old
             else:
@@ -321,10 +326,12 @@ class FrameAnalyser:
         return vs > thr, hs > thr, seen_v, seen_h
 
     def _line_means(self, dark: np.ndarray, coloured: np.ndarray, *, vertical: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Per wall line: the mean darkness along the central band of its cell side, at the
-        best of a few offsets across it (the line may sit a pixel off), and whether it is
-        seen (at most a quarter of that band coloured). Shapes (rows, cols+1) for vertical
-        lines, (rows+1, cols) for horizontal ones."""
+        """Per wall line: the darkness along the central band of its cell side, at the best of
+        a few offsets across it (the line may sit a pixel off), and whether it is seen (at
+        most a quarter of that band coloured). The darkness is summed over two neighbouring
+        canvas rows, so that a line thinner than a canvas pixel reads the same whether it
+        falls on one row or straddles two (a camera shaking by a pixel or two). Shapes
+        (rows, cols+1) for vertical lines, (rows+1, cols) for horizontal ones."""
         rows, cols = self.spec.shape
         k2, o, b0, nb = 2 * self.k, len(self._offs), self.pad + int(self._band[0]), len(self._band)
         along = rows if vertical else cols
@@ -339,9 +346,9 @@ class FrameAnalyser:
             if short > 0:  # the last band's unused tail runs past the canvas
                 strip = np.pad(strip, ((0, 0), (0, short)), mode="edge")
             bands = strip[:, b0:b0 + along * k2].reshape(strip.shape[0], along, k2)[:, :, :nb]
-            means = bands.mean(axis=2, dtype=np.float32).reshape(-1, o, along).max(axis=1) / 255.0  # (lines, along)
-            out.append(means)
-        line, seen = out[0], out[1] <= 0.25
+            out.append(bands.mean(axis=2, dtype=np.float32).reshape(-1, o, along) / 255.0)  # (lines, offsets, along)
+        pairs = out[0][:, :-1] + out[0][:, 1:]
+        line, seen = pairs.max(axis=1), out[1].max(axis=1) <= 0.25
         return (line.T, seen.T) if vertical else (line, seen)
 
 
