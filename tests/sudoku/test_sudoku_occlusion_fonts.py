@@ -83,3 +83,15 @@ def test_flagged_handwritten_ones_after_h264_read_as_one(tmp_path):
     reader.close()
     digits = read_grid(frame, 9, config=CFG.sudoku).digits
     assert digits.tolist() == case.puzzle.tolist()
+
+
+def test_over_a_clue_another_digit_is_sure_only_if_sure_at_first_look():
+    from cvcheck.sudoku.video import _Reader
+
+    solution = [[1, 2, 3, 4], [3, 4, 1, 2], [2, 1, 4, 3], [4, 3, 2, 1]]
+    spec = SudokuSpec.from_values([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], solution, boxes=(2, 2))
+    reader = _Reader(spec, CFG.sudoku, None, None, "auto", None, False)
+    looked = Reading(4, 0.95, first_confidence=0.4)
+    assert reader._confidence(0, 0, looked) == 0.4          # a clue changed only on a sure first look
+    assert reader._confidence(0, 0, Reading(1, 0.95, first_confidence=0.4)) == 0.95  # the clue itself
+    assert reader._confidence(0, 1, looked) == 0.95         # an entry: the surer reading
