@@ -65,8 +65,8 @@ def test_second_look_replaces_only_unsure_readings_by_surer_ones():
     wide = with_margin(tight)
     assert wide.shape == tight.shape and (wide[:6] == 255).all() and (wide[20:28, 10:22] == 0).all()
     out, looked = second_look(_Fake(), [tight, tight], [Reading(7, 0.6), Reading(3, 0.97)], n=9, below=0.9)
-    assert out == [Reading(1, 0.95, first_confidence=0.6), Reading(3, 0.97)] and looked == 1
-    assert out[0].first_look_confidence == 0.6 and out[1].first_look_confidence == 0.97
+    assert out == [Reading(1, 0.95, first_confidence=0.6, first_digit=7), Reading(3, 0.97)] and looked == 1
+    assert out[0].first_look_confidence == 0.0 and out[1].first_look_confidence == 0.97  # 1 was not the first look
     out, looked = second_look(_Fake(), [tight], [Reading(2, 0.8)], n=9, below=0.0)
     assert out == [Reading(2, 0.8)] and looked == 0
     out, _ = second_look(_Fake(), [tight], [Reading(4, 0.97)], n=9, below=0.99)
@@ -91,7 +91,8 @@ def test_over_a_clue_another_digit_is_sure_only_if_sure_at_first_look():
     solution = [[1, 2, 3, 4], [3, 4, 1, 2], [2, 1, 4, 3], [4, 3, 2, 1]]
     spec = SudokuSpec.from_values([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], solution, boxes=(2, 2))
     reader = _Reader(spec, CFG.sudoku, None, None, "auto", None, False)
-    looked = Reading(4, 0.95, first_confidence=0.4)
+    looked = Reading(4, 0.95, first_confidence=0.4, first_digit=4)
     assert reader._confidence(0, 0, looked) == 0.4          # a clue changed only on a sure first look
-    assert reader._confidence(0, 0, Reading(1, 0.95, first_confidence=0.4)) == 0.95  # the clue itself
+    assert reader._confidence(0, 0, Reading(4, 0.95, first_confidence=0.7, first_digit=1)) == 0.0  # a flip
+    assert reader._confidence(0, 0, Reading(1, 0.95, first_confidence=0.4, first_digit=1)) == 0.95  # the clue itself
     assert reader._confidence(0, 1, looked) == 0.95         # an entry: the surer reading

@@ -22,11 +22,14 @@ class Reading:
     digit: int
     confidence: float
     first_confidence: float | None = None  #: the first look's confidence, when a second look replaced it
+    first_digit: int | None = None         #: the first look's digit, when a second look replaced it
 
     @property
     def first_look_confidence(self) -> float:
-        """The confidence of the tight crop's reading (before any :func:`second_look`)."""
-        return self.confidence if self.first_confidence is None else self.first_confidence
+        """The tight crop's confidence in this reading's digit: 0 when the first look read another digit."""
+        if self.first_confidence is None:
+            return self.confidence
+        return self.first_confidence if self.first_digit == self.digit else 0.0
 
 
 class DigitEngine(Protocol):
@@ -127,7 +130,7 @@ def second_look(engine: DigitEngine, crops: Sequence[np.ndarray], readings: Sequ
     if weak:
         for i, again in zip(weak, engine.read_digits([with_margin(crops[i]) for i in weak], n=n)):
             if again.confidence > out[i].confidence:
-                out[i] = replace(again, first_confidence=out[i].confidence)
+                out[i] = replace(again, first_confidence=out[i].confidence, first_digit=out[i].digit)
     return out, len(weak)
 
 
