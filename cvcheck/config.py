@@ -236,6 +236,8 @@ class SudokuConfig:
     video_max_frames: int = ranged(3000, 0, 100_000_000)  #: longer videos: every k-th frame + the last (0 = all)
     video_max_seconds: float = ranged(300.0, 0, 86_400, lo_open=True)  #: hard stop per video (an error: video_budget)
     video_still_threshold: float = ranged(24.0, 0, 255)  #: grey change of a 64x64 frame thumbnail that counts as still
+    # -- added for fonts the reader was not tuned on (issue 13) --
+    ocr_second_look_below: float = ranged(0.9, 0, 1)  #: less sure readings are read again with wider margins (0 = off)
 
     def __post_init__(self) -> None:
         check_section(self)

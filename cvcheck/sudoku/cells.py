@@ -82,14 +82,23 @@ def cell_ink(patch: np.ndarray, *, core: float, entry_min_height: float = ENTRY_
     least ``entry_min_height`` of the cell tall: small pencil marks (candidates in the
     cell's corners, even the centre one) are not entries, and are dropped next to an
     entry. Occluded when a large solid blob (a hand, a cursor block) covers the cell, or,
-    given the ``paper`` level of the grid's background, when an empty-looking cell is far
-    darker than the paper (covered by something, not erased).
+    given the ``paper`` level of the grid's background, when a cell that holds no digit
+    is mostly far darker than the paper: covered by something (a hand or an arm with part
+    of a digit still showing past its edge), not erased.
     """
+    kind, mask = _cell_ink(patch, core=core, entry_min_height=entry_min_height)
+    if kind == BLANK and paper is not None and patch.size and _levels(patch, 0.5)[0] > paper + COVER_LEVEL:
+        return OCCLUDED, None
+    return kind, mask
+
+
+def _cell_ink(patch: np.ndarray, *, core: float, entry_min_height: float) -> tuple[str, np.ndarray | None]:
+    """:func:`cell_ink` without the paper test."""
     if patch.size == 0:
         return BLANK, None
     bg, top = _levels(patch, 0.5, 0.995)
     if top - bg < _MIN_CONTRAST:
-        return (OCCLUDED if paper is not None and bg > paper + COVER_LEVEL else BLANK), None
+        return BLANK, None
     mask = (patch > (bg + top) / 2).astype(np.uint8)
     mask = _drop_line_runs(mask)
     h, w = patch.shape
@@ -141,11 +150,13 @@ def cell_ink(patch: np.ndarray, *, core: float, entry_min_height: float = ENTRY_
 def covered_cells(fit: GridFit, paper: float, *, level: float = 45.0) -> np.ndarray:
     """(n, n) bool: cells that something opaque lies over (a hand and its arm).
 
-    Opaque = mid-tone: darker than the ``paper`` by ``level`` but lighter than the ink
-    of the lines and digits. A highlight fill is mid-tone too, but its cell's lines stay
-    visible (ink) and cut it off at the cell; a hand hides the lines it lies on. So a
-    mid-tone region that is thick (over 0.4 cell wide somewhere) and spans more than 1.1
-    cells is foreign, and a cell is covered when a sixth of it is foreign.
+    Opaque = mid-tone: darker than the ``paper`` by ``level`` but lighter than 3/4 of the
+    way to the darkest ink (an arm over thin, blurred digits and grey lines is 0.65-0.7
+    of the way). Only the thick parts of that mid-tone count: what a disk 0.4 cell wide
+    fits in (the mid-tone edges of thin lines and digits do not). A highlight fill is
+    thick too, but its cell's lines cut it off at the cell; a hand hides the lines it
+    lies on. So a thick region spanning more than 1.1 cells is foreign, and a cell is
+    covered when a sixth of it is foreign.
     """
     n = fit.n
     canvas = fit.canvas
@@ -154,18 +165,19 @@ def covered_cells(fit: GridFit, paper: float, *, level: float = 45.0) -> np.ndar
     out = np.zeros((n, n), dtype=bool)
     if ink - paper < 2 * level:
         return out
-    upper = paper + 0.6 * (ink - paper)
+    upper = paper + 0.75 * (ink - paper)
     mask = ((canvas > paper + level) & (canvas < upper)).astype(np.uint8)
     if mask.mean() < 0.02:
         return out
+    radius = 0.2 * cell
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    if float(dist.max()) <= 0.2 * cell:
+    if float(dist.max()) <= radius:
         return out
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    thick = np.zeros(count, dtype=bool)
-    thick[np.unique(labels[dist > 0.2 * cell])] = True
-    wide = (stats[:, 2] > 1.1 * cell) | (stats[:, 3] > 1.1 * cell)
-    foreign = thick & wide
+    side = 2 * int(radius) + 1
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+    thick = cv2.bitwise_and(cv2.dilate((dist > radius).astype(np.uint8), disk), mask)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(thick, connectivity=8)
+    foreign = (stats[:, 2] > 1.1 * cell) | (stats[:, 3] > 1.1 * cell)
     foreign[0] = False
     if not foreign.any():
         return out

@@ -58,7 +58,8 @@ def read_fit(fit: GridFit, *, config: SudokuConfig, engine: DigitEngine | None =
         eng = engine or get_engine(config)
         readings, calls = read_with_grouping(eng, [c.crop for c in crops], [c.glyph for c in crops],
                                              n=n, max_diff=config.ocr_glyph_share,
-                                             recheck_below=config.min_confidence)
+                                             recheck_below=config.min_confidence,
+                                             second_look_below=config.ocr_second_look_below)
         for cell, reading in zip(crops, readings):
             digits[cell.row, cell.col] = reading.digit
             conf[cell.row, cell.col] = reading.confidence

@@ -54,7 +54,7 @@ from .cells import (
     normalise_crop,
 )
 from .grid import GridFit
-from .ocr import DigitEngine, GlyphBank, get_engine, glyph_distance, read_with_grouping
+from .ocr import DigitEngine, GlyphBank, Reading, get_engine, glyph_distance, read_with_grouping
 from .puzzle import FIRST_FRAMES, ClueWindow, PuzzleOrigin, spec_from_read
 from .read import read_fit
 from .spec import GridLike, SudokuSpec
@@ -245,19 +245,29 @@ class _Reader:
                 continue
             known = self.bank.find(glyph)  # a glyph recognised before, in this cell or another
             if known is not None:
-                cell.raw, cell.confidence, cell.glyph = known.digit, known.confidence, glyph
+                cell.raw, cell.confidence, cell.glyph = known.digit, self._confidence(r, c, known), glyph
                 continue
             pending.append((r, c, crop, glyph))
         if pending:
             self.engine = self.engine or get_engine(cfg)
             readings, calls = read_with_grouping(self.engine, [p[2] for p in pending], [p[3] for p in pending],
-                                                 n=n, max_diff=cfg.ocr_glyph_share, recheck_below=cfg.min_confidence)
+                                                 n=n, max_diff=cfg.ocr_glyph_share, recheck_below=cfg.min_confidence,
+                                                 second_look_below=cfg.ocr_second_look_below)
             tl.ocr_calls += calls
             for (r, c, _, glyph), reading in zip(pending, readings):
                 cell = self.cells[r][c]
-                cell.raw, cell.confidence, cell.glyph = reading.digit, reading.confidence, glyph
+                cell.raw, cell.confidence, cell.glyph = reading.digit, self._confidence(r, c, reading), glyph
                 self.bank.add(glyph, reading)
         return moving
+
+    def _confidence(self, r: int, c: int, reading: Reading) -> float:
+        """A reading's confidence; over a clue, one that says another digit counts as sure
+        only if it was sure at first look: a second look with wider margins reads the part
+        of a clue showing past an arm's edge as surely as a whole digit."""
+        clue = int(self.spec.puzzle[r, c]) if self.spec is not None else 0
+        if clue and reading.digit != clue:
+            return min(reading.confidence, reading.first_look_confidence)
+        return reading.confidence
 
     def _step(self, index: int, rgb: np.ndarray, *, moving: np.ndarray | None, fit: GridFit | None = None,
               t: int | None = None, init: bool = False) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from ...config import SudokuConfig
 from ...errors import ConfigError
 from .base import (
+    MARGIN_SHARE,
     UNREADABLE,
     DigitEngine,
     GlyphBank,
@@ -20,6 +21,8 @@ from .base import (
     glyph_distance,
     group_glyphs,
     read_with_grouping,
+    second_look,
+    with_margin,
 )
 
 ENGINES = ("rapidocr", "paddleocr")
@@ -53,5 +56,5 @@ def get_engine(config: SudokuConfig) -> DigitEngine:
     return engine
 
 
-__all__ = ["ENGINES", "UNREADABLE", "DigitEngine", "GlyphBank", "Reading", "get_engine", "glyph_distance",
-           "group_glyphs", "read_with_grouping"]
+__all__ = ["ENGINES", "MARGIN_SHARE", "UNREADABLE", "DigitEngine", "GlyphBank", "Reading", "get_engine",
+           "glyph_distance", "group_glyphs", "read_with_grouping", "second_look", "with_margin"]
