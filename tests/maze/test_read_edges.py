@@ -150,3 +150,32 @@ def test_a_camera_drifting_slowly_is_followed() -> None:
     analysis = analyse_video(frames, spec, config=Config().maze)
     assert not isinstance(analysis, Unparseable), analysis
     assert float(np.min(analysis.ious)) > 0.8
+
+
+def test_the_agent_size_is_learned_from_its_steady_sightings() -> None:
+    # held-out case: an agent fading in (a third of its size in its first sighting) and then
+    # drawing a trail; its size is that of the longest run of like-sized sightings
+    from cvcheck.maze.look import _steady
+    from cvcheck.maze.read import Marker
+
+    def seen(area: float) -> Marker:
+        return Marker(cell=(0, 0), row=0.5, col=0.5, area=area, hue=120, rgb=(0, 0, 255))
+
+    areas = [0.02, 0.05, 0.052, 0.049, 0.051, 0.2, 0.3]
+    assert [m.area for m in _steady([seen(a) for a in areas])] == [0.05, 0.052, 0.049]
+    assert [m.area for m in _steady([seen(0.05)])] == [0.05]
+    assert _steady([]) == []
+
+
+def test_frames_before_the_first_readable_one_are_analysed_too() -> None:
+    # held-out case: the first frames too blurred to read a puzzle from still show the maze the
+    # video is compared with (they were left out, as if nothing had been seen in them)
+    import cv2
+
+    img, _ = _lattice(40)
+    frame = np.full((560, 720, 3), 255, np.uint8)
+    frame[60:500, 200:480] = img
+    frames = [cv2.GaussianBlur(frame, (0, 0), 8)] * 3 + [frame] * 12
+    analysis = analyse_video(frames, None, config=Config().maze)
+    assert not isinstance(analysis, Unparseable), analysis
+    assert len(analysis.ious) == 15 and float(np.min(analysis.ious)) > 0.8
