@@ -509,14 +509,20 @@ def _span(starts: np.ndarray, length: float, limit: int) -> np.ndarray:
 
 
 def _otsu(values: np.ndarray) -> tuple[float, float, float]:
-    """Otsu's split of 1-D values: ``(threshold, mean below, mean above)``."""
-    v = np.sort(values.astype(np.float64))
-    best, split = -1.0, 1
-    for i in range(1, v.size):
-        a, b = v[:i], v[i:]
-        between = a.size * b.size * (a.mean() - b.mean()) ** 2
-        if between > best:
-            best, split = between, i
+    """Otsu's split of 1-D values: ``(threshold, mean below, mean above)``.
+
+    The split maximises ``n_below * n_above * (mean below - mean above)^2`` over the
+    sorted values (the first of equal maxima), from running sums in one pass.
+    """
+    v = np.sort(values.astype(np.float64).ravel())
+    n = v.size
+    if n < 2:
+        return (float(v[0]), float(v[0]), float(v[0])) if n else (0.0, 0.0, 0.0)
+    i = np.arange(1, n)
+    below = np.cumsum(v)[:-1]
+    mean_a = below / i
+    mean_b = (v.sum() - below) / (n - i)
+    split = int(np.argmax(i * (n - i) * (mean_a - mean_b) ** 2)) + 1
     return float((v[split - 1] + v[split]) / 2), float(v[:split].mean()), float(v[split:].mean())
 
 
