@@ -290,21 +290,27 @@ class FrameAnalyser:
         self.ref_v = w[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
         self.ref_h = w[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
         d = max(1, k // 3)
-        self._offs = np.arange(-d, d + 1)
-        lo, hi = int(round(0.4 * k)), int(round(1.6 * k))
-        self._band = np.arange(lo, hi)                                  # central 60 % of a 2k cell side
-        self._lines_x = np.arange(cols + 1) * 2 * k + self.pad          # canvas columns of vertical lines
-        self._lines_y = np.arange(rows + 1) * 2 * k + self.pad
+        offs = np.arange(-d, d + 1)
+        self._n_offs = offs.size
+        band = np.arange(int(round(0.4 * k)), int(round(1.6 * k)))    # central 60 % of a 2k cell side
+        lines_x = np.arange(cols + 1) * 2 * k + self.pad              # canvas columns of vertical lines
+        lines_y = np.arange(rows + 1) * 2 * k + self.pad
+        h, w = (2 * rows * k + 2 * self.pad, 2 * cols * k + 2 * self.pad)  # the canvas
+        # Gather indices, fixed for the video: across each line, its few candidate pixel rows
+        # (or columns); along it, the central band of every cell side (clipped to the canvas).
+        self._slot_index: dict[bool, tuple[np.ndarray, np.ndarray, int, int]] = {}
+        for vertical, lines, along, size_across, size_along in ((True, lines_x, rows, w, h),
+                                                                (False, lines_y, cols, h, w)):
+            across = np.clip(lines[:, None] + offs, 0, size_across - 1).ravel()          # (lines * offsets)
+            length = np.clip((self.pad + np.arange(along) * 2 * k)[:, None] + band, 0, size_along - 1).ravel()
+            self._slot_index[vertical] = (across, length, along, band.size)
 
     def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Which wall lines are drawn, and which could be seen: boolean (rows, cols+1) vertical
         and (rows+1, cols) horizontal, then the same for "not hidden" (a line under the agent,
         an icon or a marker for more than a quarter of its length is neither drawn nor erased)."""
-        # uint8 planes (255 = dark / coloured); means come out as fractions
-        coloured = cv2.inRange(hsv[:, :, 1], self.style.min_saturation, 255)
-        dark = cv2.bitwise_and(cv2.bitwise_not(hsv[:, :, 2]), cv2.bitwise_not(coloured))  # coloured icons are not walls
-        vs, seen_v = self._line_means(dark, coloured, vertical=True)
-        hs, seen_h = self._line_means(dark, coloured, vertical=False)
+        vs, seen_v = self._line_means(hsv, vertical=True)
+        hs, seen_h = self._line_means(hsv, vertical=False)
         # The darkness of a drawn line depends on its width and the canvas scale (a heavy
         # border, faint 1-px walls), so the threshold is set between the reference's inner walls
         # as drawn at their darkest so far in this video (lines fading out are then read as
@@ -325,30 +331,28 @@ class FrameAnalyser:
         thr = base + 0.45 * (self.level - base)
         return vs > thr, hs > thr, seen_v, seen_h
 
-    def _line_means(self, dark: np.ndarray, coloured: np.ndarray, *, vertical: bool) -> tuple[np.ndarray, np.ndarray]:
+    def _line_means(self, hsv: np.ndarray, *, vertical: bool) -> tuple[np.ndarray, np.ndarray]:
         """Per wall line: the darkness along the central band of its cell side, at the best of
         a few offsets across it (the line may sit a pixel off), and whether it is seen (at
-        most a quarter of that band coloured). The darkness is summed over two neighbouring
-        canvas rows, so that a line thinner than a canvas pixel reads the same whether it
-        falls on one row or straddles two (a camera shaking by a pixel or two). Shapes
-        (rows, cols+1) for vertical lines, (rows+1, cols) for horizontal ones."""
-        rows, cols = self.spec.shape
-        k2, o, b0, nb = 2 * self.k, len(self._offs), self.pad + int(self._band[0]), len(self._band)
-        along = rows if vertical else cols
+        most a quarter of that band coloured: a coloured icon is no wall). The darkness is
+        summed over two neighbouring canvas rows, so that a line thinner than a canvas pixel
+        reads the same whether it falls on one row or straddles two (a camera shaking by a
+        pixel or two). Only the pixels on the lines are read. Shapes (rows, cols+1) for
+        vertical lines, (rows+1, cols) for horizontal ones."""
+        across, length, along, nb = self._slot_index[vertical]
+        if vertical:  # (lines * offsets, length, 3): whole columns first, then the bands along them
+            px = np.take(np.take(hsv, across, axis=1), length, axis=0).transpose(1, 0, 2)
+        else:
+            px = np.take(np.take(hsv, across, axis=0), length, axis=1)
+        coloured = px[:, :, 1] >= self.style.min_saturation
+        dark = np.where(coloured, 0, 255 - px[:, :, 2].astype(np.int16))
         out = []
-        for plane in (dark, coloured):
-            lines = self._lines_x if vertical else self._lines_y
-            if vertical:  # vertical lines are rows of the transposed canvas
-                plane = np.ascontiguousarray(plane.T)
-            # (lines * offsets, canvas length): the pixel rows each line may be drawn on
-            strip = plane[np.clip(lines[:, None] + self._offs, 0, plane.shape[0] - 1).ravel(), :]
-            short = b0 + along * k2 - strip.shape[1]
-            if short > 0:  # the last band's unused tail runs past the canvas
-                strip = np.pad(strip, ((0, 0), (0, short)), mode="edge")
-            bands = strip[:, b0:b0 + along * k2].reshape(strip.shape[0], along, k2)[:, :, :nb]
-            out.append(bands.mean(axis=2, dtype=np.float32).reshape(-1, o, along) / 255.0)  # (lines, offsets, along)
-        pairs = out[0][:, :-1] + out[0][:, 1:]
-        line, seen = pairs.max(axis=1), out[1].max(axis=1) <= 0.25
+        for plane in (dark, coloured.astype(np.int16)):
+            sums = plane.reshape(-1, along, nb).sum(axis=2, dtype=np.int32)  # (lines * offsets, along)
+            out.append(sums.reshape(-1, self._n_offs, along))
+        dark_sums, coloured_counts = out
+        pairs = (dark_sums[:, :-1] + dark_sums[:, 1:]).astype(np.float32) / np.float32(255 * nb)
+        line, seen = pairs.max(axis=1), coloured_counts.max(axis=1) <= 0.25 * nb
         return (line.T, seen.T) if vertical else (line, seen)
 
 
