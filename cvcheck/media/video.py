@@ -255,6 +255,9 @@ class FrameReader:
         self.name = "<frames>"
         self._started = False
         self._container = None
+        # one colour converter for the whole stream: a frame's own (``to_ndarray(format=...)``)
+        # sets up a new swscale context for every frame, which costs as much as decoding it
+        self._to_rgb: Any = None
         if isinstance(source, (str, os.PathLike)):
             p = _check_file(source, self._cfg)
             self.name = str(p)
@@ -403,7 +406,11 @@ class FrameReader:
         if index % self.stride:
             return None
         self.frames_read += 1
-        return frame.to_ndarray(format="rgb24")
+        if self._to_rgb is None:
+            from av.video.reformatter import VideoReformatter
+
+            self._to_rgb = VideoReformatter()
+        return self._to_rgb.reformat(frame, format="rgb24").to_ndarray()
 
     def _stop(self, reason: str) -> None:
         self.truncated = True
