@@ -566,6 +566,14 @@ def in_window(hue: int, window: tuple[int, int]) -> bool:
 #: OpenCV hue windows of the colour classes: red (wraps through 0), orange, yellow, green, blue, purple
 HUE_CLASSES = ((165, 10), (11, 17), (18, 34), (35, 85), (86, 130), (131, 164))
 RED_HUES, GREEN, BLUE = HUE_CLASSES[0], HUE_CLASSES[3], HUE_CLASSES[4]
+#: OpenCV hue (0-255) -> 1 + the index of its class in HUE_CLASSES
+_HUE_CLASS_LUT = np.array([1 + next((n for n, w in enumerate(HUE_CLASSES) if in_window(h, w)), 0) if h < 180 else 0
+                           for h in range(256)], np.uint8)
+
+
+def crop_hue_angle(hue: np.ndarray) -> np.ndarray:
+    """OpenCV hues (0-179) as angles in radians (float32), for circular means."""
+    return hue.astype(np.float32) * np.float32(2 * np.pi / 180)
 
 
 MARKER_PX_PER_CELL = 64  #: markers are found on the maze resampled to at most this many pixels per cell
@@ -592,21 +600,21 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
     py, px = (b - t) / rows * scale, (r - l) / cols * scale  # cell size on the crop
     hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)
     vivid = cv2.blur(hsv[:, :, 1], (3, 3))
-    colour = colour_mask(crop)
-    hue = hsv[:, :, 0]
-    ang = hue.astype(np.float32) * np.float32(2 * np.pi / 180)
-    planes = (np.cos(ang), np.sin(ang), crop[:, :, 0], crop[:, :, 1], crop[:, :, 2])
-    out = []
-    for lo, hi in HUE_CLASSES:
-        band = (cv2.inRange(hue, lo, hi) if lo <= hi
-                else cv2.bitwise_or(cv2.inRange(hue, lo, 179), cv2.inRange(hue, 0, hi)))
-        band = cv2.bitwise_and(band, colour)
-        found = cv2.findNonZero(band)
-        if found is None:
-            continue
-        bx, by, bw_, bh_ = cv2.boundingRect(found)  # label only where this colour is
-        bx0, by0 = max(0, bx - 2), max(0, by - 2)
-        sub = cv2.morphologyEx(band[by0:by + bh_ + 2, bx0:bx + bw_ + 2], cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    # each coloured pixel's hue class (1..6; 0: not coloured), found once for all classes
+    classes = cv2.bitwise_and(cv2.LUT(hsv[:, :, 0], _HUE_CLASS_LUT), colour_mask(crop))
+    found = cv2.findNonZero(classes)
+    out: list[Marker] = []
+    if found is None:
+        return out
+    fx_all, fy_all = found[:, 0, 0], found[:, 0, 1]
+    present = np.bincount(classes[fy_all, fx_all], minlength=len(HUE_CLASSES) + 1)
+    for cls_id in np.flatnonzero(present[1:]) + 1:
+        of_class = classes[fy_all, fx_all] == cls_id
+        xs_c, ys_c = fx_all[of_class], fy_all[of_class]
+        bx0, by0 = max(0, int(xs_c.min()) - 2), max(0, int(ys_c.min()) - 2)  # label only where this colour is
+        bx1, by1 = int(xs_c.max()) + 3, int(ys_c.max()) + 3
+        band = (classes[by0:by1, bx0:bx1] == cls_id).view(np.uint8) * np.uint8(255)
+        sub = cv2.morphologyEx(band, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         count, labels, stats, cents = cv2.connectedComponentsWithStats(sub, connectivity=8)
         if count <= 1:
             continue
@@ -614,7 +622,9 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
         ys, xs = np.nonzero(labels)
         lab = labels[ys, xs]
         ys, xs = ys + by0, xs + bx0
-        sums = [np.bincount(lab, weights=p[ys, xs], minlength=count) for p in planes]
+        ang = crop_hue_angle(hsv[ys, xs, 0])
+        planes = (np.cos(ang), np.sin(ang), crop[ys, xs, 0], crop[ys, xs, 1], crop[ys, xs, 2])
+        sums = [np.bincount(lab, weights=p, minlength=count) for p in planes]
         peaks = np.zeros(count, np.uint8)
         np.maximum.at(peaks, lab.astype(np.intp), vivid[ys, xs])
         for i in range(1, count):

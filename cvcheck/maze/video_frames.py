@@ -284,11 +284,11 @@ class FrameAnalyser:
     def _init_slots(self) -> None:
         rows, cols = self.spec.shape
         k = self.k
-        w = self.spec.walls
+        walls = self.spec.walls
         self.level = 0.0          # darkest the reference's walls have been drawn so far
         self.open_level: float | None = None  # how dark its open boundaries are (a faint cell grid)
-        self.ref_v = w[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
-        self.ref_h = w[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
+        self.ref_v = walls[1::2, 0::2].copy()   # (rows, cols+1): vertical line left of cell (r, c)
+        self.ref_h = walls[0::2, 1::2].copy()   # (rows+1, cols): horizontal line above cell (r, c)
         d = max(1, k // 3)
         offs = np.arange(-d, d + 1)
         self._n_offs = offs.size
