@@ -6,6 +6,8 @@ with 8 s at 24 fps - and times, interleaved per repeat so load spikes hit both a
 
 * ``decode``: every frame decoded to RGB (``cvcheck.media.video.iter_frames``, which the
   verifier uses) - the floor;
+* ``old decode``: the same with a new colour converter per frame, as cvcheck decoded before
+  0.2 (twice as slow; the floor the issue's "1.6-1.9x today" was measured against);
 * ``verify`` for two ways in: ``video`` (no maze given: the puzzle is read from the first frames)
   and ``maze`` (the maze file given);
 
@@ -90,6 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     def decode(video: Path) -> int:
         return sum(1 for _ in iter_frames(video, config=config.media))
 
+    def decode_per_frame_converter(video: Path) -> int:
+        """Decoding as cvcheck did before 0.2: a new swscale converter for every frame
+        (PyAV's ``frame.to_ndarray(format="rgb24")``), the floor the issue's 1.6-1.9x was
+        measured against."""
+        import av
+
+        with av.open(str(video)) as container:
+            stream = container.streams.video[0]
+            stream.thread_type = "AUTO"
+            return sum(1 for frame in container.decode(stream) if frame.to_ndarray(format="rgb24") is not None)
+
     ways = {"video": lambda v, s: grade(v, config=config),
             "maze": lambda v, s: grade(v, config=config, maze=s)}
     runs: dict[tuple[str, str], dict[str, list[float]]] = {}
@@ -98,21 +111,29 @@ def main(argv: list[str] | None = None) -> int:
         decode(video)
         for way, fn in ways.items():
             verdicts.setdefault(video.name, {})[way] = fn(video, spec).overall
+    per_look: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.repeats):
-        for size_name, _look, video, spec in videos:
+        for size_name, look, video, spec in videos:
             t, c = time.perf_counter(), cpu_seconds()
             frames = decode(video)
             dw, dc = time.perf_counter() - t, cpu_seconds() - c
+            t = time.perf_counter()
+            decode_per_frame_converter(video)
+            ow = time.perf_counter() - t
             for way, fn in ways.items():
                 t, c = time.perf_counter(), cpu_seconds()
                 fn(video, spec)
                 vw, vc = time.perf_counter() - t, cpu_seconds() - c
-                r = runs.setdefault((size_name, way), {"wall": [], "cpu": [], "decode_ms_per_frame": [],
+                r = runs.setdefault((size_name, way), {"wall": [], "cpu": [], "wall_vs_old_decode": [],
+                                                         "decode_ms_per_frame": [], "old_decode_ms_per_frame": [],
                                                          "verify_ms_per_frame": []})
                 r["wall"].append(vw / dw)
                 r["cpu"].append(vc / max(dc, 1e-6))
+                r["wall_vs_old_decode"].append(vw / ow)
                 r["decode_ms_per_frame"].append(1000 * dw / frames)
+                r["old_decode_ms_per_frame"].append(1000 * ow / frames)
                 r["verify_ms_per_frame"].append(1000 * vw / frames)
+                per_look.setdefault((f"{size_name}/{way}", look), []).append(vw / dw)
 
     report = {
         "videos": len(videos), "repeats": args.repeats, "looks": list(LOOKS),
@@ -120,9 +141,13 @@ def main(argv: list[str] | None = None) -> int:
         "ratios_verify_over_decode": {
             f"{size}/{way}": {"wall_median": round(statistics.median(r["wall"]), 3),
                               "cpu_median": round(statistics.median(r["cpu"]), 3),
+                              "wall_vs_old_decode_median": round(statistics.median(r["wall_vs_old_decode"]), 3),
                               "decode_ms_per_frame_median": round(statistics.median(r["decode_ms_per_frame"]), 2),
+                              "old_decode_ms_per_frame_median": round(statistics.median(r["old_decode_ms_per_frame"]), 2),
                               "verify_ms_per_frame_median": round(statistics.median(r["verify_ms_per_frame"]), 2)}
             for (size, way), r in sorted(runs.items())},
+        "wall_median_per_look": {f"{case}/{look}": round(statistics.median(v), 3)
+                                 for (case, look), v in sorted(per_look.items())},
     }
     if not report["verdicts_all_pass"]:
         report["verdicts"] = verdicts

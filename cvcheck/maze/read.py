@@ -322,9 +322,9 @@ def _inner_borders(comp: np.ndarray, rows: tuple[int, int, int, int],
 def _run_lengths(ink: np.ndarray) -> np.ndarray:
     """Lengths of the runs of ink along each row of a binary map."""
     padded = np.pad(ink.astype(np.int8), ((0, 0), (1, 1)))
-    change = np.diff(padded, axis=1)
-    starts, ends = np.nonzero(change == 1), np.nonzero(change == -1)
-    return ends[1] - starts[1]  # both scan row-major, so the k-th start pairs with the k-th end
+    change = np.diff(padded, axis=1).ravel()
+    # every row opens and closes its runs, so in row-major order the k-th start pairs with the k-th end
+    return np.flatnonzero(change == -1) - np.flatnonzero(change == 1)
 
 
 def _stroke_thickness(ink: np.ndarray) -> float:
