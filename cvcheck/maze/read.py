@@ -264,57 +264,46 @@ def _border_of(comp: np.ndarray, *, inner: bool = True) -> tuple[tuple[int, int,
         return None
     top, t_top, bottom, t_bottom = rows
     left, t_left, right, t_right = cols
-    if inner:
-        top, bottom, t_top, t_bottom, left, right, t_left, t_right = _inner_borders(
-            comp, (top, bottom, t_top, t_bottom), (left, right, t_left, t_right))
+    if inner:  # rows first, then columns (the same step on the transposed structure)
+        top, t_top, bottom, t_bottom = _inner_lines(comp, (top, t_top, bottom, t_bottom),
+                                                    (left, t_left, right, t_right))
+        left, t_left, right, t_right = _inner_lines(comp.T, (left, t_left, right, t_right),
+                                                    (top, t_top, bottom, t_bottom))
     return (top, left, bottom, right), (t_top, t_left, t_bottom, t_right)
 
 
 EMPTY_SIDE = 0.02  #: beyond a frame's inner border line, at most this share of the maze's ink
 
 
-def _inner_borders(comp: np.ndarray, rows: tuple[int, int, int, int],
-                   cols: tuple[int, int, int, int]) -> tuple[int, int, int, int, int, int, int, int]:
-    """Move borders inwards to interior lines that span the whole maze.
+def _inner_lines(comp: np.ndarray, along: tuple[int, int, int, int],
+                 across: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Move the first and last border rows of ``comp`` inwards to interior rows that span the
+    whole maze (columns: pass the transposed structure). ``along``: (first row, its band,
+    last row, its band); ``across``: the same for the columns.
 
     A line across the whole frame with (almost) no ink beyond it is the real border, the
     rest a frame drawn around more space (maze-dataset's plots of non-square mazes); the
     side holding more ink is kept. With walls on both sides it is a wall (a percolation
     maze may be cut in two).
     """
-    top, t_top, bottom, t_bottom = rows[0], rows[2], rows[1], rows[3]
-    left, t_left, right, t_right = cols[0], cols[2], cols[1], cols[3]
-    for axis in (0, 1):
-        if axis == 0:  # full-width horizontal lines
-            cover = comp[top + t_top:bottom - t_bottom + 1, left:right + 1].mean(axis=1)
-            first = top + t_top
-        else:          # full-height vertical lines
-            cover = comp[top:bottom + 1, left + t_left:right - t_right + 1].mean(axis=0)
-            first = left + t_left
-        full = np.flatnonzero(cover >= 0.97) + first
-        if full.size == 0:
+    lo, t_lo, hi, t_hi = along
+    c0, t_c0, c1, t_c1 = across
+    inside = slice(c0 + t_c0, c1 - t_c1 + 1)  # between the other two borders
+    cover = comp[lo + t_lo:hi - t_hi + 1, c0:c1 + 1].mean(axis=1)
+    full = np.flatnonzero(cover >= 0.97) + lo + t_lo
+    if full.size == 0:
+        return lo, t_lo, hi, t_hi
+    for g in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1):
+        lo_g, hi_g = int(g[0]), int(g[-1])
+        before = comp[lo + t_lo:lo_g, inside].sum()  # inside the frame
+        after = comp[hi_g + 1:hi - t_hi + 1, inside].sum()
+        if min(before, after) > EMPTY_SIDE * max(before, after):
             continue
-        for g in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1):
-            lo_g, hi_g = int(g[0]), int(g[-1])
-            if axis == 0:
-                before = comp[top + t_top:lo_g, left + t_left:right - t_right + 1].sum()  # inside the frame
-                after = comp[hi_g + 1:bottom - t_bottom + 1, left + t_left:right - t_right + 1].sum()
-                if min(before, after) > EMPTY_SIDE * max(before, after):
-                    continue
-                if before >= after:
-                    bottom, t_bottom = hi_g, hi_g - lo_g + 1
-                else:
-                    top, t_top = lo_g, hi_g - lo_g + 1
-            else:
-                before = comp[top + t_top:bottom - t_bottom + 1, left + t_left:lo_g].sum()
-                after = comp[top + t_top:bottom - t_bottom + 1, hi_g + 1:right - t_right + 1].sum()
-                if min(before, after) > EMPTY_SIDE * max(before, after):
-                    continue
-                if before >= after:
-                    right, t_right = hi_g, hi_g - lo_g + 1
-                else:
-                    left, t_left = lo_g, hi_g - lo_g + 1
-    return top, bottom, t_top, t_bottom, left, right, t_left, t_right
+        if before >= after:
+            hi, t_hi = hi_g, hi_g - lo_g + 1
+        else:
+            lo, t_lo = lo_g, hi_g - lo_g + 1
+    return lo, t_lo, hi, t_hi
 
 
 # -- grid -------------------------------------------------------------------------------------
