@@ -141,10 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         "ratios_verify_over_decode": {
             f"{size}/{way}": {"wall_median": round(statistics.median(r["wall"]), 3),
                               "cpu_median": round(statistics.median(r["cpu"]), 3),
-                              "wall_vs_old_decode_median": round(statistics.median(r["wall_vs_old_decode"]), 3),
-                              "decode_ms_per_frame_median": round(statistics.median(r["decode_ms_per_frame"]), 2),
-                              "old_decode_ms_per_frame_median": round(statistics.median(r["old_decode_ms_per_frame"]), 2),
-                              "verify_ms_per_frame_median": round(statistics.median(r["verify_ms_per_frame"]), 2)}
+                              **{f"{name}_median": round(statistics.median(r[name]), 2)
+                                 for name in ("wall_vs_old_decode", "decode_ms_per_frame",
+                                              "old_decode_ms_per_frame", "verify_ms_per_frame")}}
             for (size, way), r in sorted(runs.items())},
         "wall_median_per_look": {f"{case}/{look}": round(statistics.median(v), 3)
                                  for (case, look), v in sorted(per_look.items())},

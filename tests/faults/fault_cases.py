@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from video_helpers import write_video
 
 #: error codes of cvcheck's own exceptions (plus the executor's): anything else is an internal error
 KNOWN_CODES = {"bad_input", "bad_media", "bad_config", "bad_manifest", "missing_dependency", "judge_error",
@@ -71,35 +72,6 @@ class Assets:
         self.puzzle.write_text(json.dumps(sudoku.puzzle.tolist()))
         self.solution.write_text(json.dumps(sudoku.solution.tolist()))
         self.clip = write_video(self.root / "clip.mp4", 12, options={"movflags": "faststart"})
-
-
-def write_video(path: Path, n: int, *, size: tuple[int, int] = (64, 48), codec: str = "libx264",
-                options: dict[str, str] | None = None, vfr: bool = False, fps: int = 12) -> Path:
-    """A real encoded video of ``n`` frames (``vfr``: irregular per-frame timestamps)."""
-    import fractions
-
-    import av
-
-    w, h = size
-    with av.open(str(path), "w", options=options or {}) as container:
-        stream = container.add_stream(codec, rate=fps)
-        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
-        tb = fractions.Fraction(1, 1000)
-        if vfr:
-            stream.codec_context.time_base = tb
-        t = 0
-        for i in range(n):
-            frame = np.full((h, w, 3), 255, np.uint8)
-            frame[:, (2 * i) % max(1, w - 8):(2 * i) % max(1, w - 8) + 8] = (0, 200, 0)
-            vf = av.VideoFrame.from_ndarray(frame, format="rgb24")
-            if vfr:
-                vf.pts, vf.time_base = t, tb
-                t += 40 if i % 3 else 200
-            for packet in stream.encode(vf):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-    return path
 
 
 def png_chunk(kind: bytes, body: bytes) -> bytes:

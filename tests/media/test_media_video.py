@@ -7,26 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from video_helpers import write_video
 
 from cvcheck.errors import MediaError
 from cvcheck.media.video import iter_frames, prefetched, probe
 
 
-def _write(path: Path, n: int = 24, *, faststart: bool = False, fps: int = 12) -> Path:
-    import av
-
-    container = av.open(str(path), "w", options={"movflags": "faststart"} if faststart else {})
-    stream = container.add_stream("libx264", rate=fps)
-    stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
-    for i in range(n):
-        frame = np.full((48, 64, 3), 255, np.uint8)
-        frame[:, (2 * i) % 56:(2 * i) % 56 + 8] = (0, 200, 0)
-        for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
-            container.mux(packet)
-    for packet in stream.encode():
-        container.mux(packet)
-    container.close()
-    return path
+def _write(path: Path, n: int = 24, *, faststart: bool = False) -> Path:
+    return write_video(path, n, options={"movflags": "faststart"} if faststart else None)
 
 
 @pytest.fixture(scope="module")
@@ -141,31 +129,8 @@ def test_prefetched_forwards_frames_errors_and_stops_early(clip: Path) -> None:
 # -- truth about completeness: variable frame rates, cut tails, max_frames ----------------
 
 def _write_timed(path: Path, n: int = 30, *, vfr: bool, codec: str = "libx264", options: dict | None = None) -> Path:
-    """A real encoded video; ``vfr``: per-frame timestamps 40 ms / 200 ms apart (no constant rate)."""
-    import fractions
-
-    import av
-
-    container = av.open(str(path), "w", options=options or {})
-    stream = container.add_stream(codec, rate=12)
-    stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
-    tb = fractions.Fraction(1, 1000)
-    if vfr:
-        stream.codec_context.time_base = tb
-    t = 0
-    for i in range(n):
-        frame = np.full((48, 64, 3), 255, np.uint8)
-        frame[:, (2 * i) % 56:(2 * i) % 56 + 8] = (0, 200, 0)
-        vf = av.VideoFrame.from_ndarray(frame, format="rgb24")
-        if vfr:
-            vf.pts, vf.time_base = t, tb
-            t += 40 if i % 3 else 200
-        for packet in stream.encode(vf):
-            container.mux(packet)
-    for packet in stream.encode():
-        container.mux(packet)
-    container.close()
-    return path
+    """``vfr``: per-frame timestamps 40 ms / 200 ms apart (no constant rate)."""
+    return write_video(path, n, codec=codec, options=options, vfr=vfr)
 
 
 def _packet_offsets(path: Path) -> list[int]:
