@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     ways = {"video": lambda v, s: grade(v, config=config),
             "maze": lambda v, s: grade(v, config=config, maze=s)}
     runs: dict[tuple[str, str], dict[str, list[float]]] = {}
-    verdicts: dict[str, dict[str, int | None]] = {}
+    verdicts: dict[str, dict[str, float | None]] = {}
     for _size, _look, video, spec in videos:  # warm-up: imports, lazy caches, first-touch pages
         decode(video)
         for way, fn in ways.items():
