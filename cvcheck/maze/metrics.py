@@ -15,6 +15,9 @@ from ..config import MazeConfig
 from ..vision.geometry import block_sum
 from .lattice import Cell, MazeSpec, describe_lattice_cell, shortest_path
 
+#: lattice cells: a hole between the path and a marker must be at least this far from the path
+#: somewhere to be a loop (a flag's pole or a seam across the path leaves a sliver there)
+LOOP_MIN_HALFWIDTH = 0.15
 
 def upscale_cells(lattice: np.ndarray, k: int) -> np.ndarray:
     """Nearest-neighbour upscale of a lattice mask to the canvas."""
@@ -158,14 +161,18 @@ def path_loops(path: np.ndarray, k: int, *, min_area: float,
 
     Skeletonisation preserves topology, so these are exactly the independent cycles
     of the path's skeleton, without its sensitivity to pinholes. Start/goal marker
-    pixels (``markers``) count as filled: a path ending around a marker is no loop.
-    Returns ``(row, col, area)`` in lattice-cell units per loop.
+    pixels (``markers``) count as filled: a path ending around a marker is no loop, nor
+    is a sliver between the path and a marker (narrower than ``2 x LOOP_MIN_HALFWIDTH``
+    lattice cells: a flag's pole cutting across the path's end). Returns ``(row, col,
+    area)`` in lattice-cell units per loop.
     """
     if not path.any():
         return []
+    filled = None
     if markers is not None and markers.any():
         grow = max(1, int(round(0.1 * k)))  # close the anti-aliased seam around a marker
-        path = path | cv2.dilate(markers.astype(np.uint8), _disk(grow)).astype(bool)
+        filled = cv2.dilate(markers.astype(np.uint8), _disk(grow)).astype(bool)
+        path = path | filled
     # Holes are the inner contours of the (8-connected) path mask.
     contours, hierarchy = cv2.findContours(path.astype(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     loops = []
@@ -176,10 +183,27 @@ def path_loops(path: np.ndarray, k: int, *, min_area: float,
             continue
         m = cv2.moments(contour)
         area = abs(m["m00"]) / float(k * k)
-        if area <= min_area:
+        if area <= min_area or filled is not None and _marker_sliver(contour, path, filled, LOOP_MIN_HALFWIDTH * k):
             continue
         loops.append((m["m01"] / m["m00"] / k, m["m10"] / m["m00"] / k, area))
     return loops
+
+
+def _marker_sliver(contour: np.ndarray, path: np.ndarray, markers: np.ndarray, halfwidth: float) -> bool:
+    """Whether a hole of ``path`` (its inner contour) borders ``markers`` and is nowhere
+    farther than ``halfwidth`` pixels from the path around it."""
+    x, y, w, h = cv2.boundingRect(contour)
+    y0, x0 = max(0, y - 1), max(0, x - 1)
+    y1, x1 = min(path.shape[0], y + h + 1), min(path.shape[1], x + w + 1)
+    filled = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(filled, [contour], -1, 1, thickness=cv2.FILLED, offset=(-x0, -y0))
+    hole = (filled > 0) & ~path[y0:y1, x0:x1]
+    if not hole.any():
+        return False
+    near = cv2.dilate(hole.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    if not (near & markers[y0:y1, x0:x1]).any():
+        return False
+    return float(cv2.distanceTransform(hole.astype(np.uint8), cv2.DIST_L2, 3).max()) < halfwidth
 
 
 def crossing_details(crossing: Crossing, shape: tuple[int, int]) -> list[dict]:
