@@ -210,7 +210,7 @@ def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, fl
     t_top, t_left, t_bottom, t_right = bands
     if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
         return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
-    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0)
+    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, faint=dark[y0:y1 + 1, x0:x1 + 1] >= FAINT_INK_MIN)
     return _centre_box(found, x0, y0) if found is not None else _box_from_inside(ink)
 
 
@@ -253,11 +253,13 @@ def _box_from_inside(ink: np.ndarray) -> tuple[Box, tuple[float, float, float, f
     return box, bands
 
 
-def _border_of(comp: np.ndarray, *, inner: bool = True) -> tuple[tuple[int, int, int, int],
-                                                                  tuple[int, int, int, int]] | None:
+def _border_of(comp: np.ndarray, *, inner: bool = True,
+               faint: np.ndarray | None = None) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
     """Outer border of one ink structure: the outermost rows/columns that are mostly ink
     (text or ticks glued to it are not), moved in to any full-span interior line
-    (``inner``: when ``comp`` holds all the ink inside it, not one connected piece)."""
+    (``inner``: when ``comp`` holds all the ink inside it, not one connected piece; lines
+    and the ink beside them are then also read from ``faint`` ink, where given: a blurred
+    1-px line is paler than ink)."""
     rows = _edges(comp.sum(axis=1).astype(float), 0.6 * float(comp.sum(axis=1).max()))
     cols = _edges(comp.sum(axis=0).astype(float), 0.6 * float(comp.sum(axis=0).max()))
     if rows is None or cols is None:
@@ -265,9 +267,10 @@ def _border_of(comp: np.ndarray, *, inner: bool = True) -> tuple[tuple[int, int,
     top, t_top, bottom, t_bottom = rows
     left, t_left, right, t_right = cols
     if inner:  # rows first, then columns (the same step on the transposed structure)
-        top, t_top, bottom, t_bottom = _inner_lines(comp, (top, t_top, bottom, t_bottom),
+        lines = comp if faint is None else comp | faint
+        top, t_top, bottom, t_bottom = _inner_lines(comp, lines, (top, t_top, bottom, t_bottom),
                                                     (left, t_left, right, t_right))
-        left, t_left, right, t_right = _inner_lines(comp.T, (left, t_left, right, t_right),
+        left, t_left, right, t_right = _inner_lines(comp.T, lines.T, (left, t_left, right, t_right),
                                                     (top, t_top, bottom, t_bottom))
     return (top, left, bottom, right), (t_top, t_left, t_bottom, t_right)
 
@@ -275,11 +278,12 @@ def _border_of(comp: np.ndarray, *, inner: bool = True) -> tuple[tuple[int, int,
 EMPTY_SIDE = 0.02  #: beyond a frame's inner border line, at most this share of the maze's ink
 
 
-def _inner_lines(comp: np.ndarray, along: tuple[int, int, int, int],
+def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int, int],
                  across: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """Move the first and last border rows of ``comp`` inwards to interior rows that span the
-    whole maze (columns: pass the transposed structure). ``along``: (first row, its band,
-    last row, its band); ``across``: the same for the columns.
+    """Move the first and last border rows of ``comp`` inwards to interior rows of ``lines``
+    (``comp`` and fainter ink: a blurred 1-px line) that span the whole maze (columns: pass
+    the transposed maps). ``along``: (first row, its band, last row, its band);
+    ``across``: the same for the columns. A line touching a border band is its blurred edge.
 
     A line across the whole frame with (almost) no ink beyond it is the real border, the
     rest a frame drawn around more space (maze-dataset's plots of non-square mazes); the
@@ -289,14 +293,28 @@ def _inner_lines(comp: np.ndarray, along: tuple[int, int, int, int],
     lo, t_lo, hi, t_hi = along
     c0, t_c0, c1, t_c1 = across
     inside = slice(c0 + t_c0, c1 - t_c1 + 1)  # between the other two borders
-    cover = comp[lo + t_lo:hi - t_hi + 1, c0:c1 + 1].mean(axis=1)
-    full = np.flatnonzero(cover >= 0.97) + lo + t_lo
+    first, last = lo + t_lo, hi - t_hi  # the rows between the two bands
+    cover = lines[first:last + 1, c0:c1 + 1].mean(axis=1)
+    ink_cover = comp[first:last + 1, c0:c1 + 1].mean(axis=1)
+    full = np.flatnonzero(cover >= 0.97) + first
     if full.size == 0:
         return lo, t_lo, hi, t_hi
     for g in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1):
-        lo_g, hi_g = int(g[0]), int(g[-1])
-        before = comp[lo + t_lo:lo_g, inside].sum()  # inside the frame
-        after = comp[hi_g + 1:hi - t_hi + 1, inside].sum()
+        if g[0] == first or g[-1] == last:
+            continue  # along a border band: its blurred edge (only faint ink can be)
+        if g[0] < lo + t_lo or g[-1] > hi - t_hi:
+            continue  # beyond a border already moved in
+        inked = g[ink_cover[g - first] >= 0.97]  # where the line is ink, not only faint ink
+        if inked.size:
+            lo_g, hi_g = int(inked[0]), int(inked[-1])
+            before = comp[lo + t_lo:lo_g, inside].sum()  # inside the frame
+            after = comp[hi_g + 1:hi - t_hi + 1, inside].sum()
+        else:  # a faint line: the ink beside it is faint too (but for the bands' blurred edges)
+            lo_g, hi_g = int(g[0]), int(g[-1])
+            m_lo, m_hi, m_c0, m_c1 = (max(2, t) for t in (t_lo, t_hi, t_c0, t_c1))
+            away = slice(c0 + t_c0 + m_c0, c1 - t_c1 + 1 - m_c1)
+            before = lines[lo + t_lo + m_lo:lo_g, away].sum()
+            after = lines[hi_g + 1:hi - t_hi + 1 - m_hi, away].sum()
         if min(before, after) > EMPTY_SIDE * max(before, after):
             continue
         if before >= after:

@@ -179,3 +179,20 @@ def test_frames_before_the_first_readable_one_are_analysed_too() -> None:
     analysis = analyse_video(frames, None, config=Config().maze)
     assert not isinstance(analysis, Unparseable), analysis
     assert len(analysis.ious) == 15 and float(np.min(analysis.ious)) > 0.8
+
+
+def test_a_faint_inner_border_in_a_square_frame_bounds_the_maze() -> None:
+    # maze-dataset plots a non-square maze in a square frame: its own right border is a
+    # full-height line inside the frame, blurred here to faint ink (mazeworld 7707 v00292)
+    import cv2
+
+    img, spec = _thin_lines(60, 1, 0, margin=40)
+    side = 5 * 60
+    img = np.pad(img, ((0, 0), (0, side - 3 * 60), (0, 0)), constant_values=255)
+    cv2.rectangle(img, (39, 39), (40 + side, 40 + side), (0, 0, 0), 2)  # the frame, heavier than the lines
+    img = cv2.GaussianBlur(img, (0, 0), 1.8)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == (5, 3)
+    assert abs(reading.look.box[3] - (40 + 3 * 60)) <= 1.5
+    assert np.array_equal(reading.spec.walls, spec.walls)
