@@ -584,10 +584,13 @@ def crop_hue_angle(hue: np.ndarray) -> np.ndarray:
 
 
 MARKER_PX_PER_CELL = 64  #: markers are found on the maze resampled to at most this many pixels per cell
+MARKER_MIN_AREA = 0.001  #: cells^2: smaller coloured blobs are no markers ...
+SMALL_MARKER_PX_PER_CELL = 160  #: ... unless none is found: then a finer look (a 4-px dot in a 200-px cell)
+SMALL_MARKER_MIN_AREA = 0.0003
 
 
-def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
-                 px_per_cell: int = MARKER_PX_PER_CELL) -> list[Marker]:
+def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cell: int = MARKER_PX_PER_CELL,
+                 min_area: float = MARKER_MIN_AREA) -> list[Marker]:
     """Coloured blobs inside the maze (largest first), each placed in its cell.
 
     Blobs are found per hue class (red, orange, yellow, green, blue, purple), so a
@@ -647,8 +650,8 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *,
                               hue=int(round(mean_hue)) % 180,
                               rgb=tuple(int(round(sums[c][i] / area)) for c in (2, 3, 4)),  # type: ignore[arg-type]
                               peak_saturation=int(peaks[i])))
-    min_area = max(3.0, 0.001 * py * px) / (py * px)
-    return sorted((m for m in out if m.area >= min_area), key=lambda m: -m.area)
+    smallest = max(3.0, min_area * py * px) / (py * px)  # and at least 3 pixels
+    return sorted((m for m in out if m.area >= smallest), key=lambda m: -m.area)
 
 
 def on_post(m: Marker, *, within: float = 0.15) -> bool:
@@ -753,6 +756,10 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     margin = 0.15 * (level - open_level)
     ambiguous = int((np.abs(vert[:, 1:-1] - thr) < margin).sum() + (np.abs(horiz[1:-1, :] - thr) < margin).sum())
     start, goal = start_and_goal(find_markers(rgb, box, shape))
+    if start is None or goal is None:  # markers of a few pixels (a 4-px dot in a large cell): a finer look
+        small = start_and_goal(find_markers(rgb, box, shape, px_per_cell=SMALL_MARKER_PX_PER_CELL,
+                                            min_area=SMALL_MARKER_MIN_AREA))
+        start, goal = start or small[0], goal or small[1]
     pitch = ((box[2] - box[0]) / shape[0] + (box[3] - box[1]) / shape[1]) / 2
     look = MazeLook(box=box, grid=shape, wall_thickness=thickness / pitch,
                     border_thickness=float(np.median(borders)) / pitch, wall_level=level, open_level=open_level,

@@ -196,3 +196,17 @@ def test_a_faint_inner_border_in_a_square_frame_bounds_the_maze() -> None:
     assert reading.look.grid == (5, 3)
     assert abs(reading.look.box[3] - (40 + 3 * 60)) <= 1.5
     assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+def test_a_start_dot_of_a_few_pixels_in_a_large_cell_is_found() -> None:
+    # a 6-px dot in a 200-px cell (VMEvalKit-like puzzles at 720p; mazeworld 7707 v00115)
+    import cv2
+
+    img, spec = _thin_lines(200, 4, 0)
+    r, c = spec.start[0] // 2, spec.start[1] // 2
+    centre = (40 + c * 200 + 100, 40 + r * 200 + 100)
+    cv2.circle(img, centre, 200 // 5 + 2, (255, 255, 255), -1)  # the usual disc gone ...
+    cv2.circle(img, centre, 3, (40, 200, 90), -1)                # ... a dot instead
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.spec.start == spec.start and reading.spec.goal == spec.goal
