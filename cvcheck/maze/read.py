@@ -38,6 +38,8 @@ from .lattice import Cell, MazeSpec, lattice_to_cell
 PAPER_PERCENTILE = 95  #: the paper's brightness: this percentile of the pixels' value
 INK_MIN = 0.25         #: darkness (share of the paper's brightness) that counts as ink when locating
 FAINT_INK_MIN = 0.12   #: ... tried when nothing is found at INK_MIN (1-px grey lines blurred to ~0.2)
+GRID_LINE_MIN = 0.015  #: median darkness along a row or column of the maze that makes it a faint grid line
+GRID_LINE_BONUS = 0.2  #: ... grid candidates gain this x the share of such lines on their boundaries
 COLOUR_CHROMA = 45     #: max(RGB) - min(RGB) at or above this is colour, not ink
 COLOUR_VALUE = 70      #: ... for pixels at least this bright
 LATTICE_THICKNESS = 0.3  #: walls at least this thick (cells) are read as a lattice (MMGR), thinner ones as lines
@@ -347,6 +349,34 @@ def _stroke_thickness(ink: np.ndarray) -> float:
         return 1.0
     score = np.bincount(runs) * np.sqrt(np.arange(runs.max() + 1))
     return float(max(1, int(np.argmax(score))))
+
+
+def _faint_lines(region: np.ndarray, *, axis: int) -> np.ndarray:
+    """Rows (``axis=1``) or columns (``axis=0``) of a darkness map on which a faint line runs
+    across it: a run of at most 4 whose median darkness is at least GRID_LINE_MIN, well above
+    the typical row or column (paper noise) and below ink, with paper on both sides (not the
+    blurred shoulder of a wall band)."""
+    med = np.median(region[::2] if axis == 0 else region[:, ::2], axis=axis)
+    faint = (med >= GRID_LINE_MIN) & (med >= 3 * float(np.median(med)) + 0.005) & (med < INK_MIN)
+    paper = np.concatenate([[True], med < GRID_LINE_MIN, [True]])  # padded: the region's ends count as paper
+    keep = []
+    for run in np.split(np.flatnonzero(faint), np.flatnonzero(np.diff(np.flatnonzero(faint)) > 1) + 1):
+        if run.size and run.size <= 4 and paper[run[0]] and paper[run[-1] + 2]:
+            keep.append(run)
+    return np.concatenate(keep) if keep else np.zeros(0, np.int64)
+
+
+def _line_centres(indices: np.ndarray) -> np.ndarray:
+    """Centres of the runs of consecutive indices (one per line)."""
+    if not indices.size:
+        return np.zeros(0)
+    return np.array([run.mean() for run in np.split(indices, np.flatnonzero(np.diff(indices) > 1) + 1)])
+
+
+def _near_lines(lines: np.ndarray, origin: float, pitch: float, thickness: float) -> np.ndarray:
+    """Whether each line lies on a boundary of cells ``pitch`` apart from ``origin``."""
+    off = (lines - origin) / pitch
+    return np.abs(off - np.round(off)) * pitch <= thickness / 2 + max(1.0, 0.06 * pitch)
 
 
 def _cell_counts(profile: np.ndarray, length: float, thickness: float) -> list[tuple[int, float]]:
@@ -706,10 +736,23 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
     cells closer to square break near-ties), with its segment darkness."""
     best: tuple[float, tuple[int, int], np.ndarray, np.ndarray] | None = None
     t, l, b, r = box
+    # Faint full-span lines (a light cell grid; walls too pale to count as ink) all lie on the
+    # right grid's boundaries, also where a maze with few walls leaves most boundaries open.
+    inset = int(np.ceil(thickness)) + 2
+    y0, y1, x0, x1 = int(t) + inset, int(np.ceil(b)) - inset + 1, int(l) + inset, int(np.ceil(r)) - inset + 1
+    faint_y = faint_x = np.zeros(0)
+    if len(grids) > 1 and y1 - y0 > 8 and x1 - x0 > 8:
+        region = dark[max(0, y0):y1, max(0, x0):x1]
+        faint_y = _line_centres(_faint_lines(region, axis=1)) + max(0, y0)
+        faint_x = _line_centres(_faint_lines(region, axis=0)) + max(0, x0)
     for shape, edge_score in grids[:12]:
         vert, horiz = read_segments(dark, box, shape, thickness)
         aspect = abs(np.log(((b - t) / shape[0]) / ((r - l) / shape[1])))
         quality = edge_score * _fit(vert, horiz) - 0.1 * aspect
+        if faint_y.size + faint_x.size >= 2:
+            on = [_near_lines(faint_y, t, (b - t) / shape[0], thickness),
+                  _near_lines(faint_x, l, (r - l) / shape[1], thickness)]
+            quality += GRID_LINE_BONUS * float(np.concatenate(on).mean())
         if best is None or quality > best[0] + 1e-9:
             best = (quality, shape, vert, horiz)
     assert best is not None

@@ -132,3 +132,23 @@ def test_grid_override_for_a_maze_that_cannot_be_measured(corpus) -> None:
     assert cfg.maze.grid_shape() == (rows, cols)
     r = grade(root / c["answer"], config=cfg, puzzle=str(root / c["puzzle"]))
     assert int(r.overall) == c["labels"]["overall"]
+
+
+@pytest.mark.parametrize("seed, index, look, behaviour", [
+    (7707, 210, "mazeplot", "reach_leave"),   # 3 x 4, three inner walls and a light cell grid
+    (7707, 115, "vmeval", "goal_moves"),      # 3 x 3, a 6-px start dot in a 200-px cell
+    (7707, 292, "mazeplot", "wall_pass"),     # 10 x 7 in a square frame, its own border faint
+])
+def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behaviour: str) -> None:
+    # puzzles from held-out mazeworld seeds that an earlier reader got wrong, drawn again here
+    # by maze-dataset; the truth is the drawn maze
+    from benchmarks.mazeworld.sampling import case_rng, sample_video
+    from benchmarks.mazeworld.video import puzzle_image
+
+    draw = sample_video(case_rng(seed, "video", index), look, behaviour, index)
+    truth = spec_from_dict(draw.maze.to_json())
+    reading = read_maze(puzzle_image(draw.maze, draw.style.board, draw.style.markers))
+    assert not isinstance(reading, Unparseable), reading.reason
+    assert reading.look.grid == truth.shape
+    assert (reading.spec.start, reading.spec.goal) == (truth.start, truth.goal)
+    assert (reading.spec.walls == truth.walls).all()
