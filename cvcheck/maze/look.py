@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .lattice import MazeSpec, lattice_to_cell
-from .read import HUE_CLASSES, RED_HUES, Marker, MazeLook, find_markers, in_window
+from .read import HUE_CLASSES, RED_HUES, Marker, MazeLook, find_markers, in_window, on_post
 from .style import StyleProfile
 
 NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is on the start
@@ -125,7 +125,9 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area, saturation=200, value=200,
                          how=how)
     cls, followed = pick[0], pick[1]
-    on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START] or followed
+    # (a speck on a wall junction beside the start is no sighting of the agent: a distractor, a fringe)
+    on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START
+                and not on_post(b)] or followed
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
     # grown by a trail it starts drawing

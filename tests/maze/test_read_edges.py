@@ -210,3 +210,31 @@ def test_a_start_dot_of_a_few_pixels_in_a_large_cell_is_found() -> None:
     reading = read_maze(img)
     assert not isinstance(reading, Unparseable), reading
     assert reading.spec.start == spec.start and reading.spec.goal == spec.goal
+
+
+def test_a_speck_on_a_junction_beside_the_start_is_not_the_agent() -> None:
+    # a 1-fps strip: the agent (a disc) leaves the start after frame 0, a green speck stays on the
+    # wall junction at the start cell's corner (a distractor); the agent's size is the disc's
+    # (mazeworld 8808 v00151: the speck's size was learned and the disc was never tracked)
+    import cv2
+
+    from cvcheck.maze.look import learn_agent
+
+    cell, margin = 120, 40
+    base, spec = _thin_lines(cell, 2, 0, margin=margin)
+    r, c = spec.start[0] // 2, spec.start[1] // 2
+    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
+    cv2.circle(base, centre, cell // 5 + 2, (255, 255, 255), -1)  # the start disc is the agent, drawn per frame
+    cv2.rectangle(base, (margin + c * cell - 2, margin + r * cell - 2), (margin + c * cell + 2, margin + r * cell + 2),
+                  (40, 200, 90), -1)  # the speck on the corner post
+    frames = []
+    for step in range(6):
+        frame = base.copy()
+        y = centre[1] + min(step, 2) * cell
+        cv2.circle(frame, (centre[0], y), 30, (40, 200, 90), -1)
+        frames.append(frame)
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading
+    agent = learn_agent(frames, reading.look, reading.spec)
+    disc = np.pi * 30 ** 2 / cell ** 2
+    assert 0.7 * disc <= agent.area <= 1.3 * disc
