@@ -31,6 +31,8 @@ from .style import StyleProfile, hue_mask
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
 PART_OF = 0.6        #: ... unless both are at least this share of a whole one (two objects)
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
+POST_RADIUS = 0.3    #: lattice cells: a blob smaller than PART_OF x the agent centred this near a wall
+                     #: junction is a speck there (a distractor, a fringe), not the agent or part of it
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
@@ -239,12 +241,14 @@ class FrameAnalyser:
                         stale.add(n)
                         if moved:
                             stale.discard(n)
+        specks = {n for n, (r, c, a, _) in enumerate(raw)
+                  if whole and n not in stale and a < PART_OF * whole and _on_post(r, c)}
         if stale:  # held positions are kept apart from merging and flagged
             held = [raw[n] for n in sorted(stale)]
-            merged = _merge([b for n, b in enumerate(raw) if n not in stale], whole=whole)
+            merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=whole)
             return ([Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False) for r, c, a, o in held]
                     + [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px])
-        merged = _merge(raw, whole=whole)
+        merged = _merge([b for n, b in enumerate(raw) if n not in specks], whole=whole)
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
 
     def _reference_area(self, largest: float) -> float | None:
@@ -354,6 +358,12 @@ class FrameAnalyser:
         pairs = (dark_sums[:, :-1] + dark_sums[:, 1:]).astype(np.float32) / np.float32(255 * nb)
         line, seen = pairs.max(axis=1), coloured_counts.max(axis=1) <= 0.25 * nb
         return (line.T, seen.T) if vertical else (line, seen)
+
+
+def _on_post(row: float, col: float) -> bool:
+    """Whether a position (lattice coordinates) is on a wall junction (lattice cell (2i, 2j))."""
+    return abs((row - 0.5) / 2 - round((row - 0.5) / 2)) * 2 <= POST_RADIUS \
+        and abs((col - 0.5) / 2 - round((col - 0.5) / 2)) * 2 <= POST_RADIUS
 
 
 def _merge(blobs: list[tuple[float, float, float, float]], *,

@@ -157,6 +157,7 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
 @pytest.mark.parametrize("seed, index, look, behaviour", [
     (8808, 151, "vmeval", "backtrack"),   # 1-fps strip, a green speck on a junction beside the start
     (9909, 190, "vmeval", "backtrack"),   # start and goal adjacent: the flag's brown pole is no agent
+    (9909, 221, "vmeval", "valid"),       # a speck on a junction merged with a passing 6-px agent
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
