@@ -457,6 +457,10 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     oy0, oy1 = max(0, int(np.floor(t - bt / 2)) - 1), min(dark.shape[0], int(np.ceil(b + bb / 2)) + 2)
     ox0, ox1 = max(0, int(np.floor(l - bl / 2)) - 1), min(dark.shape[1], int(np.ceil(r + br / 2)) + 2)
     whole = (dark[oy0:oy1, ox0:ox1] >= INK_MIN).astype(np.uint8)
+    inside = (slice(y0 - oy0 + 2, y1 - oy0 - 2), slice(x0 - ox0 + 2, x1 - ox0 - 2))  # clear of the border
+    faint = (dark[oy0:oy1, ox0:ox1] >= FAINT_INK_MIN).astype(np.uint8)
+    if faint[inside].sum() > 3 * whole[inside].sum():  # walls blurred paler than ink, border still ink
+        whole = faint
     if colour is not None:
         whole = _without_marker_ink(whole, colour[oy0:oy1, ox0:ox1])
     ink = whole[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0]
