@@ -99,8 +99,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1],
                          cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
                  for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
-                 if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90]
-        blobs = [b for b in blobs if b.cell != goal_cell]
+                 if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90 and b.cell != goal_cell]
         for cls in seen:  # red is the goal's
             seen[cls].append([b for b in blobs if _class_of(b.hue) == cls and _saturation(b) >= 90])
             pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])

@@ -19,6 +19,7 @@ from .lattice import Cell, MazeSpec, describe_lattice_cell, shortest_path
 #: somewhere to be a loop (a flag's pole or a seam across the path leaves a sliver there)
 LOOP_MIN_HALFWIDTH = 0.15
 
+
 def upscale_cells(lattice: np.ndarray, k: int) -> np.ndarray:
     """Nearest-neighbour upscale of a lattice mask to the canvas."""
     return np.repeat(np.repeat(lattice, k, axis=0), k, axis=1)

@@ -690,7 +690,13 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
 
 def on_post(m: Marker, *, within: float = 0.15) -> bool:
     """Whether a blob sits on a wall junction (a coloured speck or fringe there is no marker)."""
-    return abs(m.row - round(m.row)) < within and abs(m.col - round(m.col)) < within
+    return at_junction(m.row, m.col, within=within)
+
+
+def at_junction(row: float, col: float, *, within: float = 0.15) -> bool:
+    """Whether a position (maze cells, cell (0, 0) spanning [0, 1)) is within ``within``
+    cells of a wall junction (a corner shared by cells) on both axes."""
+    return abs(row - round(row)) < within and abs(col - round(col)) < within
 
 
 def start_and_goal(markers: list[Marker]) -> tuple[Marker | None, Marker | None]:

@@ -25,7 +25,7 @@ from ..vision.geometry import Box, shrink
 from .extract import rectify, refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
-from .read import MazeLook, locate
+from .read import MazeLook, at_junction, locate
 from .style import StyleProfile, hue_mask
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
@@ -242,7 +242,8 @@ class FrameAnalyser:
                         if moved:
                             stale.discard(n)
         specks = {n for n, (r, c, a, _) in enumerate(raw)
-                  if whole and n not in stale and a < PART_OF * whole and _on_post(r, c)}
+                  if whole and n not in stale and a < PART_OF * whole
+                  and at_junction((r - 0.5) / 2, (c - 0.5) / 2, within=POST_RADIUS / 2)}
         if stale:  # held positions are kept apart from merging and flagged
             held = [raw[n] for n in sorted(stale)]
             merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=whole)
@@ -358,12 +359,6 @@ class FrameAnalyser:
         pairs = (dark_sums[:, :-1] + dark_sums[:, 1:]).astype(np.float32) / np.float32(255 * nb)
         line, seen = pairs.max(axis=1), coloured_counts.max(axis=1) <= 0.25 * nb
         return (line.T, seen.T) if vertical else (line, seen)
-
-
-def _on_post(row: float, col: float) -> bool:
-    """Whether a position (lattice coordinates) is on a wall junction (lattice cell (2i, 2j))."""
-    return abs((row - 0.5) / 2 - round((row - 0.5) / 2)) * 2 <= POST_RADIUS \
-        and abs((col - 0.5) / 2 - round((col - 0.5) / 2)) * 2 <= POST_RADIUS
 
 
 def _merge(blobs: list[tuple[float, float, float, float]], *,

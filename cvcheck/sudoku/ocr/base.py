@@ -149,14 +149,16 @@ def read_with_grouping(engine: DigitEngine, crops: Sequence[np.ndarray], glyphs:
     reps, group_of = group_glyphs(glyphs, max_diff=max_diff)
     if not reps:
         return [], 0
-    rep_readings, looked = second_look(engine, [crops[i] for i in reps],
-                                       engine.read_digits([crops[i] for i in reps], n=n), n=n, below=second_look_below)
+    rep_crops = [crops[i] for i in reps]
+    rep_readings, looked = second_look(engine, rep_crops, engine.read_digits(rep_crops, n=n), n=n,
+                                       below=second_look_below)
     readings = [rep_readings[g] for g in group_of]
     rep_set = set(reps)
     unsure = [i for i, g in enumerate(group_of) if i not in rep_set and rep_readings[g].confidence < recheck_below]
     if unsure:
-        again, more = second_look(engine, [crops[i] for i in unsure],
-                                  engine.read_digits([crops[i] for i in unsure], n=n), n=n, below=second_look_below)
+        unsure_crops = [crops[i] for i in unsure]
+        again, more = second_look(engine, unsure_crops, engine.read_digits(unsure_crops, n=n), n=n,
+                                  below=second_look_below)
         looked += more
         for i, reading in zip(unsure, again):
             readings[i] = reading
