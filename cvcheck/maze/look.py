@@ -7,8 +7,9 @@ first frames, and the agent's class is
 
 1. the one that moves away from the start (if several, the one that appeared latest:
    an icon drawn over a start marker that stays);
-2. else the one that appeared on the start after the first frame (maze-dataset
-   ``MazePlot`` videos: the star appears on the start circle in frame 1);
+2. else the one that appeared on the start after the first frame and stayed (maze-dataset
+   ``MazePlot`` videos: the star appears on the start circle in frame 1; a compression
+   speck seen once at a wall's edge is no agent);
 3. else, with two classes on the start, the one that is not the start marker's;
 4. else the start marker's own class (MMGR: the green square is the agent).
 
@@ -31,8 +32,9 @@ from .style import StyleProfile
 NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is on the start
 MOVED = 0.4            #: cells: a followed blob this much farther than "on the start" has moved away
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
+STAYED = 0.5           #: an "appeared" blob is seen in at least this share of the frames since it appeared
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
-STEADY = 1.5          #: sightings within this size ratio are one steady look of the agent
+STEADY = 1.5           #: sightings within this size ratio are one steady look of the agent
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
 MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
 LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
@@ -49,9 +51,11 @@ class AgentLook:
     saturation: int                 #: typical HSV saturation and value (0-255)
     value: int
     how: str                        #: moved | appeared | on_start_marker | start_marker | default
+    core_area: float = 0.0          #: cells^2 at least half as vivid as its peak (its drawn size under blur)
 
     def to_dict(self) -> dict[str, Any]:
         return {"hue": self.hue, "hue_window": list(self.hue_class), "area_cells": round(self.area, 4),
+                "core_area_cells": round(self.core_area, 4),
                 "saturation": self.saturation, "value": self.value, "identified_by": self.how}
 
 
@@ -59,31 +63,52 @@ def _class_of(hue: int) -> tuple[int, int]:
     return next((cls for cls in HUE_CLASSES if in_window(hue, cls)), RED_HUES)
 
 
-def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> tuple[list[Marker], int, float] | None:
-    """Follow every blob that began on the start, frame to frame (within ``FOLLOW`` cells):
-    ``(blobs followed, first frame, farthest distance from the start)``; None if none began
-    there. A start marker that stays and an agent leaving it are both followed."""
+@dataclass(frozen=True)
+class _Spread:
+    """The blobs of one hue class followed from the start over the first frames."""
+
+    followed: list[Marker]  #: every sighting
+    first: int              #: the frame it was first seen on the start
+    far: float              #: cells: farthest from the start (a growing trail counts as moved)
+    frames_seen: int        #: frames it was seen in
+    frames_since: int       #: frames from the first sighting to the last frame looked at
+
+    @property
+    def moved(self) -> bool:
+        return self.far - NEAR_START > MOVED
+
+    @property
+    def stayed(self) -> bool:
+        """Seen in at least ``STAYED`` of the frames since it first appeared (no flicker)."""
+        return self.frames_seen >= STAYED * self.frames_since
+
+
+def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Spread | None:
+    """Follow every blob that began on the start, frame to frame (within ``FOLLOW`` cells);
+    None if none began there. A start marker that stays and an agent leaving it are both
+    followed."""
     first: int | None = None
     followed: list[Marker] = []
     current: list[Marker] = []
-    far = 0.0
+    far, seen = 0.0, 0
     for f, blobs in enumerate(per_frame):
         if first is None:
             current = [b for b in blobs if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START]
             if current:
-                first = f
+                first, seen = f, 1
                 followed += current
             continue
         nxt = [b for b in blobs if any(np.hypot(b.row - c.row, b.col - c.col) <= FOLLOW for c in current)]
         if nxt:
             current = nxt
             followed += nxt
+            seen += 1
             far = max(far, max(float(np.hypot(b.row - start[0], b.col - start[1])) for b in nxt))
     if first is None:
         return None
     # an agent drawing a trail stays one growing blob whose centre lags behind it
     grew = max(b.area for b in followed) >= GREW * followed[0].area
-    return followed, first, far + (MOVED + NEAR_START if grew else 0.0)
+    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen, len(per_frame) - first)
 
 
 def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) -> AgentLook:
@@ -103,30 +128,32 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         for cls in seen:  # red is the goal's
             seen[cls].append([b for b in blobs if _class_of(b.hue) == cls and _saturation(b) >= 90])
             pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])
-    options = []
-    for cls, per_frame in seen.items():
-        spread = _spread(per_frame, start)
-        if spread is not None:
-            followed, first, far = spread
-            options.append((cls, followed, first, far - NEAR_START > MOVED, far))
+    options = {cls: spread for cls, per_frame in seen.items() if (spread := _spread(per_frame, start)) is not None}
     marker_cls = _class_of(look.start.hue) if look.start is not None else None
+    # Only an agent moving away may have been seen briefly (it leaves the window); any other
+    # candidate is seen in most frames since it appeared (a compression speck flickers).
+    moved = [cls for cls, o in options.items() if o.moved]
+    stayed = [cls for cls, o in options.items() if o.stayed]
     how, pick = "default", None
-    if any(o[3] for o in options):  # the latest to appear; then one not of the start marker's colour
-        how, pick = "moved", max((o for o in options if o[3]), key=lambda o: (o[2], o[0] != marker_cls, o[4]))
-    elif any(o[2] > 0 for o in options):  # the one seen most often (a compression speck flickers)
-        how, pick = "appeared", max((o for o in options if o[2] > 0),
-                                    key=lambda o: (len(o[1]), max(b.area for b in o[1]), -o[2]))
-    elif len(options) > 1 and marker_cls is not None and any(o[0] != marker_cls for o in options):
-        how, pick = "on_start_marker", max((o for o in options if o[0] != marker_cls), key=lambda o: len(o[1]))
-    elif options:
-        how, pick = "start_marker", max(options, key=lambda o: len(o[1]))
+    if moved:  # the latest to appear; then one not of the start marker's colour
+        how, pick = "moved", max(moved, key=lambda c: (options[c].first, c != marker_cls, options[c].far))
+    elif appeared := [c for c in stayed if options[c].first > 0]:  # the one seen most often
+        how, pick = "appeared", max(appeared, key=lambda c: (len(options[c].followed),
+                                                             max(b.area for b in options[c].followed),
+                                                             -options[c].first))
+    elif len(stayed) > 1 and marker_cls is not None and any(c != marker_cls for c in stayed):
+        how, pick = "on_start_marker", max((c for c in stayed if c != marker_cls),
+                                           key=lambda c: len(options[c].followed))
+    elif stayed:
+        how, pick = "start_marker", max(stayed, key=lambda c: len(options[c].followed))
     if pick is None:
         ref = look.start
         if ref is None:
-            return AgentLook(hue_class=HUE_CLASSES[3], hue=60, area=0.1, saturation=200, value=200, how="default")
+            return AgentLook(hue_class=HUE_CLASSES[3], hue=60, area=0.1, saturation=200, value=200, how="default",
+                             core_area=0.1)
         return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area, saturation=200, value=200,
-                         how=how)
-    cls, followed = pick[0], pick[1]
+                         how=how, core_area=ref.core_area or ref.area)
+    cls, followed = pick, options[pick].followed
     # (a speck on a wall junction beside the start is no sighting of the agent: a distractor, a fringe)
     on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START
                 and not on_post(b)] or followed
@@ -138,11 +165,12 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
     # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
     with_pale = _spread(pale[cls], start)
-    trail = max(b.area for b in (with_pale[0] if with_pale else followed)) >= GREW * area
+    trail = max(b.area for b in (with_pale.followed if with_pale else followed)) >= GREW * area
     return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
-                     value=int(np.median(rgb.max(axis=1))), how=how)
+                     value=int(np.median(rgb.max(axis=1))), how=how,
+                     core_area=float(np.median([b.core_area or b.area for b in early])))
 
 
 def _steady(sightings: list[Marker]) -> list[Marker]:

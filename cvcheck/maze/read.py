@@ -59,6 +59,7 @@ class Marker:
     hue: int                     #: OpenCV hue (0-179) of the blob's median colour
     rgb: tuple[int, int, int]    #: median colour
     peak_saturation: int = 0     #: its most vivid part (3x3 mean; a small dot's rim is paler)
+    core_area: float = 0.0       #: cells^2 at least half as vivid as its peak (its drawn size under blur)
 
     def to_dict(self) -> dict[str, Any]:
         return {"cell": list(self.cell), "row": round(self.row, 3), "col": round(self.col, 3),
@@ -671,6 +672,7 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
         sums = [np.bincount(lab, weights=p, minlength=count) for p in planes]
         peaks = np.zeros(count, np.uint8)
         np.maximum.at(peaks, lab.astype(np.intp), vivid[ys, xs])
+        cores = np.bincount(lab, weights=2 * vivid[ys, xs].astype(np.int32) >= peaks[lab], minlength=count)
         for i in range(1, count):
             bw, bh, area = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT], float(stats[i, cv2.CC_STAT_AREA])
             if bw > 1.6 * px or bh > 1.6 * py:
@@ -683,7 +685,7 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
             out.append(Marker(cell=cell, row=float(cy), col=float(cx), area=area / (py * px),
                               hue=int(round(mean_hue)) % 180,
                               rgb=tuple(int(round(sums[c][i] / area)) for c in (2, 3, 4)),  # type: ignore[arg-type]
-                              peak_saturation=int(peaks[i])))
+                              peak_saturation=int(peaks[i]), core_area=float(cores[i]) / (py * px)))
     smallest = max(3.0, min_area * py * px) / (py * px)  # and at least 3 pixels
     return sorted((m for m in out if m.area >= smallest), key=lambda m: -m.area)
 

@@ -36,6 +36,7 @@ from .video_metrics import (
 )
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
+CORE_PX = 5.0       #: canvas pixels across the agent's vivid core (see canvas_scale)
 LEARN_FRAMES = 12    #: frames (from the first readable one) the agent's look is learned from
 GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell
 DEFAULT_FPS = 24.0   #: frame rate assumed for frames given without one
@@ -83,11 +84,13 @@ class MazeVideoAnalysis:
 
 def canvas_scale(agent: AgentLook, config: MazeConfig, grid: tuple[int, int]) -> int:
     """Canvas pixels per lattice cell: ``maze.video_canvas_cell_px``, more for a small agent
-    (about 6 canvas pixels across it: resampling pales its rim), up to 24, or up to a canvas
-    about 480 pixels wide for few cells (a 4-px dot in a 3x3 maze at 720p), at most 64."""
-    across = 2.0 * 2.0 * float(np.sqrt(max(agent.area, 1e-6) / np.pi))  # diameter, lattice cells
+    (about 5 canvas pixels across its vivid core - the part at least half as vivid as its peak,
+    its drawn size also under blur - since resampling pales its rim), up to 24, or up to a
+    canvas about 480 pixels wide for few cells (a 4-px dot in a 3x3 maze at 720p), at most 64."""
+    core = agent.core_area or agent.area
+    across = 2.0 * 2.0 * float(np.sqrt(max(core, 1e-6) / np.pi))  # diameter, lattice cells
     cap = min(64.0, max(24.0, 480.0 / (2 * max(grid) + 1)))
-    return int(min(cap, max(config.video_canvas_cell_px, np.ceil(6.0 / across))))
+    return int(min(cap, max(config.video_canvas_cell_px, np.ceil(CORE_PX / across))))
 
 
 def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config: MazeConfig,

@@ -159,6 +159,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (9909, 190, "vmeval", "backtrack"),   # start and goal adjacent: the flag's brown pole is no agent
     (9909, 221, "vmeval", "valid"),       # a speck on a junction merged with a passing 6-px agent
     (9909, 96, "mazeplot", "teleport"),   # walls blurred paler than ink: read 4x4, the teleport missed
+    (9909, 155, "vmeval", "trail"),       # a blurred 3-px agent: its size was taken from the blur's halo
+    (10101, 10, "mmgr", "walls_minor"),   # a blue speck seen once beside the start was learned as the agent
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by

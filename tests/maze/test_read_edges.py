@@ -238,3 +238,56 @@ def test_a_speck_on_a_junction_beside_the_start_is_not_the_agent() -> None:
     agent = learn_agent(frames, reading.look, reading.spec)
     disc = np.pi * 30 ** 2 / cell ** 2
     assert 0.7 * disc <= agent.area <= 1.3 * disc
+
+
+def test_a_blurred_small_agent_is_sized_by_its_vivid_core() -> None:
+    # a 4-px dot blurred to twice its drawn footprint: the canvas is sized from its core (the
+    # part at least half as vivid as its peak), not from the halo (mazeworld 9909 v00155: the
+    # canvas was too coarse and the paled agent was lost on the start)
+    import cv2
+
+    from cvcheck.maze.look import learn_agent
+    from cvcheck.maze.video import canvas_scale
+
+    cell, margin = 40, 40
+    base, spec = _thin_lines(cell, 2, 0, margin=margin)
+    r, c = spec.start[0] // 2, spec.start[1] // 2
+    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
+    cv2.circle(base, centre, cell // 5 + 1, (255, 255, 255), -1)
+    cv2.circle(base, centre, 4, (40, 200, 90), -1)
+    frame = cv2.GaussianBlur(base, (0, 0), 1.6)
+    reading = read_maze(frame)
+    assert not isinstance(reading, Unparseable), reading
+    agent = learn_agent([frame] * 6, reading.look, reading.spec)
+    dot = np.count_nonzero(np.all(base == (40, 200, 90), axis=2)) / cell ** 2
+    assert agent.area > 1.3 * dot                 # the coloured footprint, halo included
+    assert 0.6 * dot <= agent.core_area <= 1.4 * dot
+    sharp = learn_agent([base] * 6, read_maze(base).look, reading.spec)  # type: ignore[union-attr]
+    # the canvas is about as fine as for the sharp dot (sized from the halo: 13 against 16)
+    assert abs(canvas_scale(agent, Config().maze, spec.shape) - canvas_scale(sharp, Config().maze, spec.shape)) <= 1
+
+
+def test_a_speck_seen_once_beside_the_start_is_not_the_agent() -> None:
+    # MMGR lattice: the green start square is the agent and leaves slowly; a blue compression
+    # speck shows once beside it (mazeworld 10101 v00010: learned as an agent that "appeared",
+    # the square was then tracked in 15 of 81 frames)
+    from cvcheck.maze.look import learn_agent
+
+    unit = 40
+    img, spec = _lattice(unit)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    r, c = spec.start
+    frames = []
+    for f in range(12):
+        frame = img.copy()
+        if f == 7:
+            frame[r * unit + 30:r * unit + 33, c * unit + 35:c * unit + 38] = (70, 70, 190)
+        frames.append(frame)
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.how != "appeared" and agent.hue_class == (35, 85)
+    # a blue icon that appears in frame 1 and stays is the agent (maze-dataset's star)
+    for frame in frames[1:]:
+        frame[r * unit + 12:r * unit + 28, c * unit + 12:c * unit + 28] = (40, 60, 230)
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.how == "appeared" and agent.hue_class == (86, 130)
