@@ -310,8 +310,14 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
         inked = g[ink_cover[g - first] >= 0.97]  # where the line is ink, not only faint ink
         if inked.size:
             lo_g, hi_g = int(inked[0]), int(inked[-1])
-            before = comp[lo + t_lo:lo_g, inside].sum()  # inside the frame
-            after = comp[hi_g + 1:hi - t_hi + 1, inside].sum()
+            # inside the frame, beside the line and its blurred flanks (rows it half covers)
+            a, b = int(g[0]), int(g[-1])
+            while a > first and cover[a - 1 - first] >= 0.5:
+                a -= 1
+            while b < last and cover[b + 1 - first] >= 0.5:
+                b += 1
+            before = comp[lo + t_lo:a, inside].sum()
+            after = comp[b + 1:hi - t_hi + 1, inside].sum()
         else:  # a faint line: the ink beside it is faint too (but for the bands' blurred edges)
             lo_g, hi_g = int(g[0]), int(g[-1])
             m_lo, m_hi, m_c0, m_c1 = (max(2, t) for t in (t_lo, t_hi, t_c0, t_c1))

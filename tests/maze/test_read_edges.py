@@ -291,3 +291,24 @@ def test_a_speck_seen_once_beside_the_start_is_not_the_agent() -> None:
         frame[r * unit + 12:r * unit + 28, c * unit + 12:c * unit + 28] = (40, 60, 230)
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how == "appeared" and agent.hue_class == (86, 130)
+
+
+def test_the_blurred_flank_of_an_inner_border_is_not_ink_beyond_it() -> None:
+    # a non-square maze in a square frame, its right border blurred: the column beside the line is
+    # faint ink all along and ink in part of it; with thin sparse walls that part outweighed 2 %
+    # of the maze's ink and the frame was taken for the border (mazeworld 11211 v00142: 13x10 read
+    # as 13x12)
+    from cvcheck.maze.read import _border_of
+
+    comp = np.zeros((120, 120), bool)
+    comp[:2, :] = comp[-2:, :] = comp[:, :2] = comp[:, -2:] = True  # the square frame
+    comp[:, 70:72] = True                                           # the maze's own right border ...
+    comp[np.arange(120) % 5 < 3, 72] = True                         # ... its flank: ink in 60 % of the rows
+    faint = np.zeros_like(comp)
+    faint[:, 72] = True                                             # and faint ink in all of them
+    for r in range(10, 110, 12):                                    # sparse thin walls
+        comp[r, 10:40] = True
+    found = _border_of(comp, faint=faint)
+    assert found is not None
+    (top, left, bottom, right), _ = found
+    assert (top, left, bottom, right) == (0, 0, 119, 71)
