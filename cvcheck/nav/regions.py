@@ -59,7 +59,8 @@ def path_touches_region(trajectory: Any, region: Mapping[str, Any]) -> bool:
     if len(traj) == 1:
         return inside_region(traj[0], region)
     a, d = traj[:-1], np.diff(traj, axis=0)  # slab test, all segments at once
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # a zero step is handled below, a tiny one overflows to +-inf: both order correctly
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t1, t2 = (lo - a) / d, (hi - a) / d
     tmin, tmax = np.minimum(t1, t2), np.maximum(t1, t2)
     parallel = d == 0

@@ -56,3 +56,15 @@ def test_box_touch_agrees_with_dense_sampling(traj, x0, y0, w, h):
     assert touches or not sampled  # sampling can only miss a touch, never invent one
     if inside_region(traj[-1], box):
         assert touches
+
+
+def test_a_vanishingly_small_step_does_not_warn_or_mislead():
+    # a step of one subnormal overflows (lo - a) / d to inf (a hypothesis example found it):
+    # no RuntimeWarning, and the slab test still answers right
+    import warnings
+
+    box = {"box": [[1.0, -1.0], [2.0, 1.0]]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not path_touches_region([[0.0, 0.0], [5e-324, 0.0]], box)
+        assert path_touches_region([[0.0, 0.0], [3.0, 5e-324]], box)
