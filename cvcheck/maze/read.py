@@ -335,6 +335,9 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
 
 # -- grid -------------------------------------------------------------------------------------
 
+NARROWEST_CELL = 1.75  #: walls: a cell is at least this wide (a lattice cell is 2: corridor and wall alike)
+
+
 def _run_lengths(ink: np.ndarray) -> np.ndarray:
     """Lengths of the runs of ink along each row of a binary map."""
     padded = np.pad(ink.astype(np.int8), ((0, 0), (1, 1)))
@@ -508,10 +511,11 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     # axis's pitch implies (an axis with few interior edges, e.g. a comb of open
     # boundaries, gets its count that way); reading the walls decides.
     # Such a pair keeps its source: it is square with that count only. Either way a cell
-    # is at least 1.5 walls wide (a lattice's corridor is as wide as its walls).
-    grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols if n * m >= 2]
+    # is at least NARROWEST_CELL walls wide (a lattice's corridor is as wide as its walls).
+    narrowest = NARROWEST_CELL * thickness
+    grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols
+             if n * m >= 2 and min((b - t) / n, (r - l) / m) >= narrowest]
     fits = {(n, m) for (n, m), _ in grids}
-    narrowest = 1.5 * thickness
     for m, sm in cols:
         n = max(1, int(round((b - t) / ((r - l) / m))))
         if (n, m) not in fits and n * m >= 2 and (b - t) / n >= narrowest:
