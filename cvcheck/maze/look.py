@@ -7,9 +7,9 @@ first frames, and the agent's class is
 
 1. the one that moves away from the start (if several, the one that appeared latest:
    an icon drawn over a start marker that stays);
-2. else the one that appeared on the start after the first frame and stayed (maze-dataset
-   ``MazePlot`` videos: the star appears on the start circle in frame 1; a compression
-   speck seen once at a wall's edge is no agent);
+2. else the one that appeared on the start after the first frame, seen in two frames or
+   more (maze-dataset ``MazePlot`` videos: the star appears on the start circle in frame 1;
+   a compression speck seen once at a wall's edge is no agent);
 3. else, with two classes on the start, the one that is not the start marker's;
 4. else the start marker's own class (MMGR: the green square is the agent).
 
@@ -32,7 +32,7 @@ from .style import StyleProfile
 NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is on the start
 MOVED = 0.4            #: cells: a followed blob this much farther than "on the start" has moved away
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
-STAYED = 0.5           #: an "appeared" blob is seen in at least this share of the frames since it appeared
+STAYED = 2             #: frames a candidate is seen in at least (a compression speck shows in one)
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
 STEADY = 1.5           #: sightings within this size ratio are one steady look of the agent
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
@@ -71,7 +71,6 @@ class _Spread:
     first: int              #: the frame it was first seen on the start
     far: float              #: cells: farthest from the start (a growing trail counts as moved)
     frames_seen: int        #: frames it was seen in
-    frames_since: int       #: frames from the first sighting to the last frame looked at
 
     @property
     def moved(self) -> bool:
@@ -79,8 +78,10 @@ class _Spread:
 
     @property
     def stayed(self) -> bool:
-        """Seen in at least ``STAYED`` of the frames since it first appeared (no flicker)."""
-        return self.frames_seen >= STAYED * self.frames_since
+        """Seen in ``STAYED`` frames or more: not a flicker (an agent may leave the window
+        or enter the goal's cell soon after it appears, in a 2-fps strip, so no share of
+        the frames is asked for)."""
+        return self.frames_seen >= STAYED
 
 
 def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Spread | None:
@@ -108,7 +109,7 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Sprea
         return None
     # an agent drawing a trail stays one growing blob whose centre lags behind it
     grew = max(b.area for b in followed) >= GREW * followed[0].area
-    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen, len(per_frame) - first)
+    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen)
 
 
 def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) -> AgentLook:
@@ -130,8 +131,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
             pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])
     options = {cls: spread for cls, per_frame in seen.items() if (spread := _spread(per_frame, start)) is not None}
     marker_cls = _class_of(look.start.hue) if look.start is not None else None
-    # Only an agent moving away may have been seen briefly (it leaves the window); any other
-    # candidate is seen in most frames since it appeared (a compression speck flickers).
+    # An agent moving away may be seen once (it leaves the window); any other candidate is
+    # seen in two frames or more (a compression speck shows in one).
     moved = [cls for cls, o in options.items() if o.moved]
     stayed = [cls for cls, o in options.items() if o.stayed]
     how, pick = "default", None

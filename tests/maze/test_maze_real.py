@@ -163,6 +163,7 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (10101, 10, "mmgr", "walls_minor"),   # a blue speck seen once beside the start was learned as the agent
     (11211, 142, "mazeplot", "trail"),    # 13x10 in a square frame, blurred: read 13x12 (frame 0 of a drifting camera)
     (12321, 117, "mmgr", "valid"),        # 3x3 lattice on black bars: read 3x4 with cells 1.5 walls wide
+    (13431, 296, "mazeplot", "walls_minor"),  # 2-fps strip: the star is on the start for 2 of 8 frames
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
