@@ -145,8 +145,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     elif len(stayed) > 1 and marker_cls is not None and any(c != marker_cls for c in stayed):
         how, pick = "on_start_marker", max((c for c in stayed if c != marker_cls),
                                            key=lambda c: len(options[c].followed))
-    elif stayed:
-        how, pick = "start_marker", max(stayed, key=lambda c: len(options[c].followed))
+    elif options:  # (seen once: an agent that leaves at once, pales as it draws a trail)
+        how, pick = "start_marker", max(options, key=lambda c: len(options[c].followed))
     if pick is None:
         ref = look.start
         if ref is None:

@@ -346,3 +346,32 @@ def test_a_lattice_cell_is_never_proposed_narrower_than_its_walls_allow(unit: fl
     reading = read_maze(frame)
     assert not isinstance(reading, Unparseable), reading
     assert reading.look.grid == (3, 3) and np.array_equal(reading.spec.walls, spec.walls)
+
+
+def test_an_agent_seen_on_the_start_once_is_still_learned_from_it() -> None:
+    # a 2-fps strip with a trail: the dot is on the start in frame 0 only, then a cell away
+    # inside a pale trail; it is the start marker's look that is learned, not a default one
+    # (mazeworld 14541 v00233: a default saturation of 200 hid the dot, whose is 120)
+    import cv2
+
+    from cvcheck.maze.look import learn_agent
+
+    cell, margin = 60, 40
+    base, spec = _thin_lines(cell, 2, 0, margin=margin)
+    r, c = spec.start[0] // 2, spec.start[1] // 2
+    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
+    cv2.circle(base, centre, cell // 5 + 1, (255, 255, 255), -1)
+    frames = []
+    for step in range(6):
+        frame = base.copy()
+        if step == 0:
+            cv2.circle(frame, centre, 5, (110, 200, 150), -1)
+        else:  # one cell down, the way it came a pale trail
+            cv2.line(frame, centre, (centre[0], centre[1] + cell), (160, 220, 190), 8)
+            cv2.circle(frame, (centre[0], centre[1] + cell), 5, (110, 200, 150), -1)
+        frames.append(frame)
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.how == "start_marker" and agent.hue_class == (35, 85)
+    assert agent.saturation < 160
