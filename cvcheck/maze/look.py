@@ -175,8 +175,9 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
 
 
 def _steady(sightings: list[Marker]) -> list[Marker]:
-    """The longest run of consecutive sightings of about one size (within STEADY of each
-    other; the earliest of equally long runs), at most three of them."""
+    """The first three consecutive sightings of about one size (within STEADY of each
+    other), or the longest shorter run (the earliest of equally long ones). The first: a
+    speck the agent leaves behind on the start is seen for longer than the agent was."""
     best: list[Marker] = []
     run: list[Marker] = []
     for b in sightings:
@@ -184,7 +185,9 @@ def _steady(sightings: list[Marker]) -> list[Marker]:
         run = run + [b] if max(sizes) <= STEADY * min(sizes) else [b]
         if len(run) > len(best):
             best = list(run)
-    return best[:3]
+        if len(best) == 3:
+            break
+    return best
 
 
 def _window(look: MazeLook, cell: tuple[int, int], half: int) -> tuple[tuple[float, float, float, float],

@@ -164,6 +164,9 @@ def test_the_agent_size_is_learned_from_its_steady_sightings() -> None:
 
     areas = [0.02, 0.05, 0.052, 0.049, 0.051, 0.2, 0.3]
     assert [m.area for m in _steady([seen(a) for a in areas])] == [0.05, 0.052, 0.049]
+    # the star on the start, then a speck it left there, seen for longer (mazeworld 15651 v00091)
+    areas = [0.251, 0.251, 0.251, 0.234] + [0.0048] * 7
+    assert [m.area for m in _steady([seen(a) for a in areas])] == [0.251, 0.251, 0.251]
     assert [m.area for m in _steady([seen(0.05)])] == [0.05]
     assert _steady([]) == []
 
