@@ -112,6 +112,18 @@ def _thin_lines(cell: int, width: int, grey: int, *, paper: int = 255, margin: i
     return img, spec
 
 
+def _start_erased(cell: int, *, margin: int = 40) -> tuple[np.ndarray, object, tuple[int, int]]:
+    """The thin-line maze above with its start disc erased (a test draws its own agent there):
+    ``(image, spec, centre of the start cell in pixels)``."""
+    import cv2
+
+    img, spec = _thin_lines(cell, 2, 0, margin=margin)
+    r, c = spec.start[0] // 2, spec.start[1] // 2
+    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
+    cv2.circle(img, centre, cell // 5 + 2, (255, 255, 255), -1)
+    return img, spec, centre
+
+
 def test_faint_blurred_one_pixel_lines_are_found() -> None:
     import cv2
 
@@ -225,10 +237,8 @@ def test_a_speck_on_a_junction_beside_the_start_is_not_the_agent() -> None:
     from cvcheck.maze.look import learn_agent
 
     cell, margin = 120, 40
-    base, spec = _thin_lines(cell, 2, 0, margin=margin)
+    base, spec, centre = _start_erased(cell, margin=margin)  # the start disc is the agent, drawn per frame
     r, c = spec.start[0] // 2, spec.start[1] // 2
-    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
-    cv2.circle(base, centre, cell // 5 + 2, (255, 255, 255), -1)  # the start disc is the agent, drawn per frame
     cv2.rectangle(base, (margin + c * cell - 2, margin + r * cell - 2), (margin + c * cell + 2, margin + r * cell + 2),
                   (40, 200, 90), -1)  # the speck on the corner post
     frames = []
@@ -254,10 +264,7 @@ def test_a_blurred_small_agent_is_sized_by_its_vivid_core() -> None:
     from cvcheck.maze.video import canvas_scale
 
     cell, margin = 40, 40
-    base, spec = _thin_lines(cell, 2, 0, margin=margin)
-    r, c = spec.start[0] // 2, spec.start[1] // 2
-    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
-    cv2.circle(base, centre, cell // 5 + 1, (255, 255, 255), -1)
+    base, spec, centre = _start_erased(cell, margin=margin)
     cv2.circle(base, centre, 4, (40, 200, 90), -1)
     frame = cv2.GaussianBlur(base, (0, 0), 1.6)
     reading = read_maze(frame)
@@ -360,10 +367,7 @@ def test_an_agent_seen_on_the_start_once_is_still_learned_from_it() -> None:
     from cvcheck.maze.look import learn_agent
 
     cell, margin = 60, 40
-    base, spec = _thin_lines(cell, 2, 0, margin=margin)
-    r, c = spec.start[0] // 2, spec.start[1] // 2
-    centre = (margin + c * cell + cell // 2, margin + r * cell + cell // 2)
-    cv2.circle(base, centre, cell // 5 + 1, (255, 255, 255), -1)
+    base, spec, centre = _start_erased(cell, margin=margin)
     frames = []
     for step in range(6):
         frame = base.copy()
