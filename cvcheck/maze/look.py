@@ -122,10 +122,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # whatever is drawn in the goal's cell belongs to the goal (a flag's pole is brown: orange)
     goal_cell = look.goal.cell if look.goal is not None else lattice_to_cell(spec.goal)
     for frame in frames:
-        blobs = [replace(b, row=b.row + origin[0], col=b.col + origin[1],
-                         cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
-                 for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
-                 if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90 and b.cell != goal_cell]
+        placed = (replace(b, row=b.row + origin[0], col=b.col + origin[1],
+                          cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
+                  for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
+                  if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90)
+        blobs = [b for b in placed if b.cell != goal_cell]  # in maze cells, not the window's
         for cls in seen:  # red is the goal's
             seen[cls].append([b for b in blobs if _class_of(b.hue) == cls and _saturation(b) >= 90])
             pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])
