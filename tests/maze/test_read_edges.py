@@ -382,3 +382,29 @@ def test_an_agent_seen_on_the_start_once_is_still_learned_from_it() -> None:
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how == "start_marker" and agent.hue_class == (35, 85)
     assert agent.saturation < 160
+
+
+def test_blobs_are_kept_out_of_the_goal_cell_by_their_maze_cell() -> None:
+    # the start at cell (5, 5) of an open 7x7 lattice, the goal at (3, 3): in the window the
+    # agent is learned in (from cell (2, 2)) the start is cell (3, 3) too, and every sighting
+    # was dropped as the goal's (mazeworld 6606 v00253)
+    from cvcheck.maze.look import learn_agent
+
+    grid = [["#" if r in (0, 14) or c in (0, 14) or (r % 2 == 0 and c % 2 == 0) else " " for c in range(15)]
+            for r in range(15)]
+    for r, c in ((1, 4), (2, 3), (4, 9), (5, 10), (8, 5), (9, 6), (10, 11), (12, 7), (13, 2)):
+        grid[r][c] = "#"  # a few wall segments between the posts
+    grid[7][7], grid[11][11] = "E", "S"
+    rows = ["".join(line) for line in grid]
+    art = "\n".join(rows)
+    spec = spec_from_ascii(art)
+    unit = 16
+    walls = np.array([[ch == "#" for ch in line] for line in rows])
+    img = np.where(np.kron(walls, np.ones((unit, unit), bool))[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
+    for (r, c), colour in ((spec.start, (0, 255, 0)), (spec.goal, (255, 0, 0))):
+        img[r * unit:(r + 1) * unit, c * unit:(c + 1) * unit] = colour
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.spec.start == spec.start and reading.spec.goal == spec.goal
+    agent = learn_agent([img] * 6, reading.look, reading.spec)
+    assert agent.how == "start_marker" and agent.hue_class == (35, 85)
