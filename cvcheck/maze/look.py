@@ -10,8 +10,10 @@ first frames, and the agent's class is
 2. else the one that appeared on the start after the first frame, seen in two frames or
    more (maze-dataset ``MazePlot`` videos: the star appears on the start circle in frame 1;
    a compression speck seen once at a wall's edge is no agent);
-3. else, with two classes on the start, the one that is not the start marker's;
-4. else the start marker's own class (MMGR: the green square is the agent).
+3. else, with two classes on the start (each seen in two frames or more), the one that
+   is not the start marker's;
+4. else the start marker's own class (MMGR: the green square is the agent), also when it
+   is seen only once (a dot that leaves at once, paling inside the trail it draws).
 
 Its hue window, saturation, value and size come from those observations, so a 3-px dot
 and a large icon are both found without fixed minimum areas.
