@@ -166,6 +166,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # grown by a trail it starts drawing
     early = _steady(on_start)
     area = float(np.median([b.area for b in early]))
+    core = float(np.median([b.core_area or b.area for b in early]))
+    if how == "start_marker" and look.start is not None and cls == marker_cls and area > STEADY * look.start.area:
+        # the agent is the start marker, seen larger than the marker as read from the puzzle
+        # frame: merged with the trail it draws (a 2-fps strip leaves it no steady sightings)
+        area, core = look.start.area, look.start.core_area or look.start.area
     # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
     # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
     with_pale = _spread(pale[cls], start)
@@ -173,8 +178,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
-                     value=int(np.median(rgb.max(axis=1))), how=how,
-                     core_area=float(np.median([b.core_area or b.area for b in early])))
+                     value=int(np.median(rgb.max(axis=1))), how=how, core_area=core)
 
 
 def _steady(sightings: list[Marker]) -> list[Marker]:

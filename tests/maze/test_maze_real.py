@@ -167,6 +167,7 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (14541, 233, "vmeval", "trail"),      # 2-fps strip: the dot on the start in frame 0 only, then in a pale trail
     (15651, 91, "mazeplot", "valid"),     # a speck the star left on the start sized the agent at 1/50 of the star
     (6606, 253, "mazeplot", "wall_pass"),  # the start's cell in the learning window had the goal's numbers
+    (11211, 129, "mmgr", "trail"),        # 2-fps strip: the square seen on the start only merged with its trail
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
