@@ -278,6 +278,11 @@ def _border_of(comp: np.ndarray, *, inner: bool = True,
     return (top, left, bottom, right), (t_top, t_left, t_bottom, t_right)
 
 
+def _index_runs(indices: np.ndarray) -> list[np.ndarray]:
+    """Sorted indices split into runs of consecutive ones."""
+    return np.split(indices, np.flatnonzero(np.diff(indices) > 1) + 1)
+
+
 EMPTY_SIDE = 0.02  #: beyond a frame's inner border line, at most this share of the maze's ink
 
 
@@ -302,7 +307,7 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
     full = np.flatnonzero(cover >= 0.97) + first
     if full.size == 0:
         return lo, t_lo, hi, t_hi
-    for g in np.split(full, np.flatnonzero(np.diff(full) > 1) + 1):
+    for g in _index_runs(full):
         if g[0] == first or g[-1] == last:
             continue  # along a border band: its blurred edge (only faint ink can be)
         if g[0] < lo + t_lo or g[-1] > hi - t_hi:
@@ -370,7 +375,7 @@ def _faint_lines(region: np.ndarray, *, axis: int) -> np.ndarray:
     faint = (med >= GRID_LINE_MIN) & (med >= 3 * float(np.median(med)) + 0.005) & (med < INK_MIN)
     paper = np.concatenate([[True], med < GRID_LINE_MIN, [True]])  # padded: the region's ends count as paper
     keep = []
-    for run in np.split(np.flatnonzero(faint), np.flatnonzero(np.diff(np.flatnonzero(faint)) > 1) + 1):
+    for run in _index_runs(np.flatnonzero(faint)):
         if run.size and run.size <= 4 and paper[run[0]] and paper[run[-1] + 2]:
             keep.append(run)
     return np.concatenate(keep) if keep else np.zeros(0, np.int64)
@@ -380,7 +385,7 @@ def _line_centres(indices: np.ndarray) -> np.ndarray:
     """Centres of the runs of consecutive indices (one per line)."""
     if not indices.size:
         return np.zeros(0)
-    return np.array([run.mean() for run in np.split(indices, np.flatnonzero(np.diff(indices) > 1) + 1)])
+    return np.array([run.mean() for run in _index_runs(indices)])
 
 
 def _near_lines(lines: np.ndarray, origin: float, pitch: float, thickness: float) -> np.ndarray:

@@ -244,13 +244,11 @@ class FrameAnalyser:
         specks = {n for n, (r, c, a, _) in enumerate(raw)
                   if whole and n not in stale and a < PART_OF * whole
                   and at_junction((r - 0.5) / 2, (c - 0.5) / 2, within=POST_RADIUS / 2)}
-        if stale:  # held positions are kept apart from merging and flagged
-            held = [raw[n] for n in sorted(stale)]
-            merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=whole)
-            return ([Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False) for r, c, a, o in held]
-                    + [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px])
-        merged = _merge([b for n, b in enumerate(raw) if n not in specks], whole=whole)
-        return [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
+        merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=whole)
+        fresh = [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
+        # held positions are kept apart from merging and flagged
+        return [Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False)
+                for r, c, a, o in (raw[n] for n in sorted(stale))] + fresh
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen
