@@ -32,9 +32,10 @@ ASCII = """
 """
 
 
-def _lattice(unit: int) -> tuple[np.ndarray, object]:
-    spec = spec_from_ascii(ASCII)
-    walls = np.array([[ch == "#" for ch in line] for line in ASCII.strip("\n").splitlines()])
+def _lattice(unit: int, art: str = ASCII) -> tuple[np.ndarray, object]:
+    """A maze in ASCII art drawn as MMGR's lattice, ``unit`` pixels a lattice cell."""
+    spec = spec_from_ascii(art)
+    walls = np.array([[ch == "#" for ch in line] for line in art.strip("\n").splitlines()])
     img = np.where(np.kron(walls, np.ones((unit, unit), bool))[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
     for (r, c), colour in ((spec.start, (0, 255, 0)), (spec.goal, (255, 0, 0))):
         img[r * unit:(r + 1) * unit, c * unit:(c + 1) * unit] = colour
@@ -80,11 +81,7 @@ def test_a_wall_across_the_whole_maze_is_a_wall_not_its_border() -> None:
 # # #   #
 #########
 """
-    spec = spec_from_ascii(cut)
-    walls = np.array([[ch == "#" for ch in line] for line in cut.strip("\n").splitlines()])
-    img = np.where(np.kron(walls, np.ones((30, 30), bool))[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
-    for (r, c), colour in ((spec.start, (0, 255, 0)), (spec.goal, (255, 0, 0))):
-        img[r * 30:(r + 1) * 30, c * 30:(c + 1) * 30] = colour
+    img, spec = _lattice(30, cut)
     reading = read_maze(img)
     assert not isinstance(reading, Unparseable), reading
     assert reading.look.grid == (3, 4)
@@ -339,10 +336,7 @@ def test_a_lattice_cell_is_never_proposed_narrower_than_its_walls_allow(unit: fl
     from cvcheck.maze.read import NARROWEST_CELL, colour_mask, estimate_grid, find_box, ink_map
 
     art = "\n#######\n#     #\n##### #\n#  E  #\n##### #\n#    S#\n#######\n"
-    spec = spec_from_ascii(art)
-    walls = np.array([[ch == "#" for ch in line] for line in art.strip("\n").splitlines()])
-    lat = np.where(walls[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
-    lat[spec.start], lat[spec.goal] = (0, 255, 0), (255, 0, 0)
+    lat, spec = _lattice(1, art)
     side = int(round(7 * unit))
     frame = np.zeros((*frame_size, 3), np.uint8)
     y, x = (frame_size[0] - side) // 2, (frame_size[1] - side) // 2
@@ -395,14 +389,7 @@ def test_blobs_are_kept_out_of_the_goal_cell_by_their_maze_cell() -> None:
     for r, c in ((1, 4), (2, 3), (4, 9), (5, 10), (8, 5), (9, 6), (10, 11), (12, 7), (13, 2)):
         grid[r][c] = "#"  # a few wall segments between the posts
     grid[7][7], grid[11][11] = "E", "S"
-    rows = ["".join(line) for line in grid]
-    art = "\n".join(rows)
-    spec = spec_from_ascii(art)
-    unit = 16
-    walls = np.array([[ch == "#" for ch in line] for line in rows])
-    img = np.where(np.kron(walls, np.ones((unit, unit), bool))[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
-    for (r, c), colour in ((spec.start, (0, 255, 0)), (spec.goal, (255, 0, 0))):
-        img[r * unit:(r + 1) * unit, c * unit:(c + 1) * unit] = colour
+    img, spec = _lattice(16, "\n".join("".join(line) for line in grid))
     reading = read_maze(img)
     assert not isinstance(reading, Unparseable), reading
     assert reading.spec.start == spec.start and reading.spec.goal == spec.goal
