@@ -11,7 +11,8 @@ first frames, and the agent's class is
    more (maze-dataset ``MazePlot`` videos: the star appears on the start circle in frame 1;
    a compression speck seen once at a wall's edge is no agent);
 3. else, with two classes on the start (each seen in two frames or more), the one that
-   is not the start marker's;
+   is not the start marker's, if at least a tenth of its size (an icon drawn over it; an
+   H.264 fringe along a green square's edge is magenta);
 4. else the start marker's own class (MMGR: the green square is the agent), also when it
    is seen only once (a dot that leaves at once, paling inside the trail it draws).
 
@@ -37,6 +38,8 @@ FOLLOW = 1.5           #: cells: a blob moves at most this far between two frame
 STAYED = 2             #: frames a candidate is seen in at least (a compression speck shows in one)
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
 STEADY = 1.5           #: sightings within this size ratio are one steady look of the agent
+ON_MARKER = 0.1        #: an object on the start marker from the first frame is at least this share of the
+                       #: marker's area to be the agent (less: a compression fringe of the marker's edge)
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
 MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
 LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
@@ -145,11 +148,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         how, pick = "appeared", max(appeared, key=lambda c: (len(options[c].followed),
                                                              max(b.area for b in options[c].followed),
                                                              -options[c].first))
-    elif len(stayed) > 1 and marker_cls is not None and any(c != marker_cls for c in stayed):
-        how, pick = "on_start_marker", max((c for c in stayed if c != marker_cls),
-                                           key=lambda c: len(options[c].followed))
+    elif len(stayed) > 1 and marker_cls is not None and (on := [c for c in stayed if c != marker_cls
+                                                                and _sized_on_marker(options[c], look.start)]):
+        how, pick = "on_start_marker", max(on, key=lambda c: len(options[c].followed))
     elif options:  # (seen once: an agent that leaves at once, pales as it draws a trail)
-        how, pick = "start_marker", max(options, key=lambda c: len(options[c].followed))
+        how, pick = "start_marker", max(options, key=lambda c: (c == marker_cls, len(options[c].followed)))
     if pick is None:
         ref = look.start
         if ref is None:
@@ -179,6 +182,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
                      value=int(np.median(rgb.max(axis=1))), how=how, core_area=core)
+
+
+def _sized_on_marker(option: _Spread, marker: Marker | None) -> bool:
+    """Whether an object on the start marker is big enough to be an agent drawn over it."""
+    return marker is None or float(np.median([b.area for b in option.followed])) >= ON_MARKER * marker.area
 
 
 def _steady(sightings: list[Marker]) -> list[Marker]:

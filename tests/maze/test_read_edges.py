@@ -395,3 +395,24 @@ def test_blobs_are_kept_out_of_the_goal_cell_by_their_maze_cell() -> None:
     assert reading.spec.start == spec.start and reading.spec.goal == spec.goal
     agent = learn_agent([img] * 6, reading.look, reading.spec)
     assert agent.how == "start_marker" and agent.hue_class == (35, 85)
+
+
+def test_a_compression_fringe_on_the_start_square_is_not_the_agent() -> None:
+    # MMGR lattice under H.264: a magenta speck in a corner of the green start square, in every
+    # frame, was learned as an agent drawn over the start marker; the 3-px look then missed the
+    # square (mazeworld 14541 v00004: tracked in 25 of 81 frames, a teleport reported)
+    from cvcheck.maze.look import learn_agent
+
+    unit = 40
+    img, spec = _lattice(unit)
+    r, c = spec.start
+    img[r * unit:r * unit + 4, c * unit:c * unit + 4] = (200, 90, 200)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    agent = learn_agent([img] * 12, reading.look, reading.spec)
+    assert agent.how == "start_marker" and agent.hue_class == (35, 85)
+    # an icon drawn over the marker from the first frame is still the agent
+    icon = img.copy()
+    icon[r * unit + 12:r * unit + 28, c * unit + 12:c * unit + 28] = (40, 60, 230)
+    agent = learn_agent([icon] * 12, reading.look, reading.spec)
+    assert agent.how == "on_start_marker" and agent.hue_class == (86, 130)
