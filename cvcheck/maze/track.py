@@ -187,8 +187,13 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
             pts = np.array([[b.row, b.col] for b in rest])
             apart = float(np.hypot(*(tr.first() - pts[-1]))) if len(rest) else 0.0
             moves = not _static(tr) or apart >= SPLIT_MIN
+            # split off from where the followed object is, or from where it was the frame before
+            # (the two were one blob until they came apart: an agent and its trail)
+            before = [b for f, b in zip(current.frames, current.blobs) if f < tr.start][-1:]
+            origins = [pts[0]] if len(rest) else []
+            origins += [np.array([b.row, b.col]) for b in before]
             if len(rest) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN and moves \
-                    and float(np.hypot(*(tr.first() - pts[0]))) <= SPLIT_RADIUS:
+                    and min(float(np.hypot(*(tr.first() - o))) for o in origins) <= SPLIT_RADIUS:
                 movers.append(tr)
         if not movers:
             return current

@@ -36,6 +36,11 @@ POST_RADIUS = 0.3    #: lattice cells: a blob smaller than PART_OF x the agent c
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
+FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
+                      #: an object seen in the last few frames that has no full-size continuation
+CONTINUE_FRAMES = 8   #: ... seen at most this many frames before
+CONTINUE_RADIUS = 1.5  #: ... at most this far away (lattice cells), plus CONTINUE_PER_FRAME per frame since
+CONTINUE_PER_FRAME = 0.5
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,7 @@ class FrameAnalyser:
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
         self._last_head: tuple[float, float] | None = None
+        self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
@@ -188,7 +194,8 @@ class FrameAnalyser:
         st = self.style
         agent = hue_mask(hsv, st.agent_hue, min_saturation=st.agent_saturation, min_value=st.min_value)
         goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
-        agents = self._blobs(agent, self.agent_min_px, with_overlap=True, trail=True)
+        agents = self._continued(index, self._blobs(agent, FAINT * self.agent_min_px, with_overlap=True,
+                                                    trail=True))
         goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
         covered = float(np.count_nonzero(agent[self._goal_window])) / max(1, agent[self._goal_window].size)
@@ -249,6 +256,27 @@ class FrameAnalyser:
         # held positions are kept apart from merging and flagged
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False)
                 for r, c, a, o in (raw[n] for n in sorted(stale))] + fresh
+
+    def _continued(self, index: int, blobs: list[Blob]) -> list[Blob]:
+        """The agent blobs of frame ``index``: those of full size, and a faint one (down to
+        FAINT x the minimum) only where it continues an object kept in the last
+        CONTINUE_FRAMES frames that has no full-size blob near it now - a small agent paled by
+        compression, a colour drift or a marker it overlaps stays followed, while specks
+        elsewhere stay out."""
+        floor = self.agent_min_px / (self.k * self.k)
+        full = [b for b in blobs if not b.fresh or b.area >= floor]
+        faint = [b for b in blobs if b.fresh and b.area < floor]
+        self._recent = [p for p in self._recent if index - p[0] <= CONTINUE_FRAMES]
+        for t, r, c in sorted(self._recent, reverse=True):  # the latest sightings first
+            reach = CONTINUE_RADIUS + CONTINUE_PER_FRAME * (index - t - 1)
+            if faint and not any(abs(b.row - r) <= reach and abs(b.col - c) <= reach for b in full):
+                near = [b for b in faint if abs(b.row - r) <= reach and abs(b.col - c) <= reach]
+                if near:
+                    best = max(near, key=lambda b: b.area)
+                    full.append(best)
+                    faint.remove(best)
+        self._recent += [(index, b.row, b.col) for b in full if b.fresh]
+        return full
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen

@@ -168,6 +168,9 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (15651, 91, "mazeplot", "valid"),     # a speck the star left on the start sized the agent at 1/50 of the star
     (6606, 253, "mazeplot", "wall_pass"),  # the start's cell in the learning window had the goal's numbers
     (11211, 129, "mmgr", "trail"),        # 2-fps strip: the square seen on the start only merged with its trail
+    (17871, 272, "vmeval", "trail"),      # a recoloured 4-px dot paled under the minimum area in the goal's cell
+    (17871, 129, "mmgr", "trail"),        # blurred: the track stayed on a piece of trail the square came apart from
+    (14541, 4, "mmgr", "wander"),         # a magenta H.264 fringe on the green square learned as the agent
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by

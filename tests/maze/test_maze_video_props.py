@@ -94,3 +94,36 @@ def test_tracker_follows_a_real_far_jump() -> None:
     after = [[Blob(7.5, 7.5, 1.0)] for _ in range(5)]
     track = build_track(before + after, start=(1.5, 1.5), max_gap=12)
     assert not np.isnan(track.pos).any() and track.far_jumps == 1
+
+
+def test_tracker_follows_an_agent_that_comes_apart_from_its_trail() -> None:
+    # an agent drawing a trail is one blob with it, whose centre lags; when the two come apart
+    # the trail's piece is nearer the last centre, stays put, and the agent goes on ahead -
+    # farther than SPLIT_RADIUS from the piece, not from where the one blob was (mazeworld
+    # 17871 v00129: the track stayed on the piece and the agent "never reached the goal")
+    merged = [[Blob(3.5, 1.5 + 0.7 * t, 1.0)] for t in range(10)]  # last centre at column 7.8
+    apart = [[Blob(3.5, 6.6, 0.6), Blob(3.5, 9.7 + 0.7 * t, 0.6)] for t in range(12)]
+    track = build_track(merged + apart, start=(3.5, 1.5), max_gap=12)
+    assert np.allclose(track.pos[10:, 1], 9.7 + 0.7 * np.arange(12))
+    assert track.markers_left == 1
+
+
+def test_a_faint_blob_continues_the_agent_only_where_it_was_just_seen() -> None:
+    # a small agent paled by compression or a colour drift falls under the minimum area for a
+    # few frames (mazeworld 17871 v00272: lost in the goal's cell at one canvas scale, kept at
+    # the next); a faint blob is kept where it continues an object with no full-size blob near
+    # it now, never elsewhere
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import CONTINUE_FRAMES, FrameAnalyser
+
+    analyser = FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), get_style("mmgr"), Config().maze, k=10)
+    full = analyser.agent_min_px / analyser.k ** 2  # lattice cells^2
+    small = 0.7 * full
+    assert analyser._continued(0, [Blob(1.5, 1.5, full)]) == [Blob(1.5, 1.5, full)]
+    assert analyser._continued(1, [Blob(1.6, 1.9, small)]) == [Blob(1.6, 1.9, small)]   # where it was
+    assert analyser._continued(2, [Blob(7.5, 7.5, small)]) == []                        # a speck elsewhere
+    # beside a full-size blob the faint one is a fringe of it, not a second object
+    assert analyser._continued(3, [Blob(1.5, 2.0, full), Blob(1.5, 2.6, small)]) == [Blob(1.5, 2.0, full)]
+    later = 4 + CONTINUE_FRAMES
+    assert analyser._continued(later, [Blob(1.5, 2.0, small)]) == []                    # seen too long ago
