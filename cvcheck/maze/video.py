@@ -9,6 +9,7 @@ verdict for videos.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
@@ -40,6 +41,7 @@ CORE_PX = 5.0       #: canvas pixels across the agent's vivid core (see canvas_s
 LEARN_FRAMES = 12    #: frames (from the first readable one) the agent's look is learned from
 GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell
 DEFAULT_FPS = 24.0   #: frame rate assumed for frames given without one
+GOAL_SIZE_FRAMES = 24  #: the goal's usual size is the median of its last this many clear sightings
 
 #: ``on_canvas(frame_index, canvas)``: called with each analysed frame's canvas (overlays keep some)
 CanvasSink = Callable[[int, np.ndarray], None]
@@ -211,12 +213,18 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
     n = len(goal_pos)
     visible = goal_area > 0
     offset = np.hypot(*(goal_pos - centre).T) / 2
-    # The goal's own size: as first seen (in place, uncovered), before anything could change it.
-    normal = goal_area[visible & (offset <= cfg.marker_tolerance) & (covered <= GOAL_COVERED)][:10]
-    usual = float(np.median(normal)) if normal.size else 0.0
+    clear = visible & (offset <= cfg.marker_tolerance) & (covered <= GOAL_COVERED)  # in place, uncovered
+    # The goal's usual size: the median of its last GOAL_SIZE_FRAMES clear sightings, at first
+    # those of its first frames. A redrawn goal is a step that stands out for half that many
+    # frames; a small marker's measured area also drifts with compression and a moving camera,
+    # by 2x over a long video, which is no change (mazeworld 16761 v00229).
+    recent = deque(goal_area[clear][:10].tolist(), maxlen=GOAL_SIZE_FRAMES)
     last = np.full(2, np.nan)
     bad = []
     for t in range(n):
+        usual = float(np.median(recent)) if recent else 0.0
+        if clear[t]:
+            recent.append(float(goal_area[t]))
         if not np.isnan(track.pos[t, 0]):
             last = track.pos[t]
         near = not np.isnan(last[0]) and np.abs(last - centre).max() <= NEAR_GOAL

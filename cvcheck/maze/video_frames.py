@@ -38,9 +38,9 @@ RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera dr
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
 FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
                       #: an object seen in the last few frames that has no full-size continuation
-CONTINUE_FRAMES = 8   #: ... seen at most this many frames before
-CONTINUE_RADIUS = 1.5  #: ... at most this far away (lattice cells), plus CONTINUE_PER_FRAME per frame since
-CONTINUE_PER_FRAME = 0.5
+CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
+CONTINUE_RADIUS = 3.0  #: ... at most this far away (lattice cells; as far as the tracker links objects
+CONTINUE_PER_FRAME = 0.5  #: between frames), plus this per frame it was not seen
 
 
 @dataclass(frozen=True)
@@ -259,24 +259,31 @@ class FrameAnalyser:
 
     def _continued(self, index: int, blobs: list[Blob]) -> list[Blob]:
         """The agent blobs of frame ``index``: those of full size, and a faint one (down to
-        FAINT x the minimum) only where it continues an object kept in the last
-        CONTINUE_FRAMES frames that has no full-size blob near it now - a small agent paled by
-        compression, a colour drift or a marker it overlaps stays followed, while specks
-        elsewhere stay out."""
+        FAINT x the minimum) only where it continues an object last kept in the previous
+        CONTINUE_FRAMES frames that no full-size blob continues now (within the distance an
+        object moves between frames) - a small agent paled by compression, a colour drift or
+        the goal marker it overlaps stays followed, while specks elsewhere, and pieces of a
+        trail behind an agent still seen, stay out."""
         floor = self.agent_min_px / (self.k * self.k)
-        full = [b for b in blobs if not b.fresh or b.area >= floor]
+        kept = [b for b in blobs if not b.fresh or b.area >= floor]
         faint = [b for b in blobs if b.fresh and b.area < floor]
+
+        def near(p: tuple[int, float, float], b: Blob) -> bool:
+            reach = CONTINUE_RADIUS + CONTINUE_PER_FRAME * (index - p[0] - 1)
+            return float(np.hypot(b.row - p[1], b.col - p[2])) <= reach
+
         self._recent = [p for p in self._recent if index - p[0] <= CONTINUE_FRAMES]
-        for t, r, c in sorted(self._recent, reverse=True):  # the latest sightings first
-            reach = CONTINUE_RADIUS + CONTINUE_PER_FRAME * (index - t - 1)
-            if faint and not any(abs(b.row - r) <= reach and abs(b.col - c) <= reach for b in full):
-                near = [b for b in faint if abs(b.row - r) <= reach and abs(b.col - c) <= reach]
-                if near:
-                    best = max(near, key=lambda b: b.area)
-                    full.append(best)
+        for p in sorted(self._recent, reverse=True):  # the latest first
+            if faint and not any(near(p, b) for b in kept):
+                if candidates := [b for b in faint if near(p, b)]:
+                    best = max(candidates, key=lambda b: b.area)
+                    kept.append(best)
                     faint.remove(best)
-        self._recent += [(index, b.row, b.col) for b in full if b.fresh]
-        return full
+        fresh = [b for b in kept if b.fresh]
+        # each object by its last sighting
+        self._recent = [p for p in self._recent if not any(near(p, b) for b in fresh)] + \
+            [(index, b.row, b.col) for b in fresh]
+        return kept
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen

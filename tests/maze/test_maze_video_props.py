@@ -127,3 +127,32 @@ def test_a_faint_blob_continues_the_agent_only_where_it_was_just_seen() -> None:
     assert analyser._continued(3, [Blob(1.5, 2.0, full), Blob(1.5, 2.6, small)]) == [Blob(1.5, 2.0, full)]
     later = 4 + CONTINUE_FRAMES
     assert analyser._continued(later, [Blob(1.5, 2.0, small)]) == []                    # seen too long ago
+
+
+def test_a_goal_is_resized_against_its_recent_size_not_its_first_frames() -> None:
+    # a small marker's measured area drifts with compression and a moving camera: a flag read at
+    # 0.22 in the first frames and at 0.45 by frame 150 is the same flag (mazeworld 16761
+    # v00229: two frames over 2x the first size failed a valid walk); a goal redrawn at 3x for
+    # the second half of a video, or at a third for ten frames, is still a change
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video import _goal_bad_frames
+    from cvcheck.maze.video_metrics import Settling
+
+    spec = make_maze(5, rng=np.random.default_rng(3))
+    n = 200
+    centre = np.array(spec.goal, float) + 0.5
+    pos = np.tile(centre, (n, 1))
+    away = Track(pos=np.full((n, 2), np.nan), overlap=np.zeros(n))
+    settling = Settling(reached=False, stopped=False, first_arrival=None, final_occluded=False)
+
+    def bad(area: np.ndarray) -> list[int]:
+        return _goal_bad_frames(pos, area, np.zeros(n), away, spec, get_style("mmgr"), settling, Config().maze)
+
+    assert bad(np.linspace(0.22, 0.46, n)) == []
+    redrawn = np.full(n, 0.3)
+    redrawn[100:] = 0.9
+    assert len(bad(redrawn)) >= 2
+    briefly = np.full(n, 0.3)
+    briefly[100:110] = 0.1
+    assert bad(briefly) == list(range(100, 110))
