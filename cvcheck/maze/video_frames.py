@@ -382,8 +382,11 @@ class FrameAnalyser:
             px = np.take(np.take(hsv, across, axis=1), length, axis=0).transpose(1, 0, 2)
         else:
             px = np.take(np.take(hsv, across, axis=0), length, axis=1)
-        coloured = px[:, :, 1] >= self.style.min_saturation
-        dark = np.where(coloured, 0, 255 - px[:, :, 2].astype(np.int16))
+        sat, val = px[:, :, 1].astype(np.int32), px[:, :, 2].astype(np.int32)
+        coloured = sat >= self.style.min_saturation
+        # neutral darkness: how far below white, less the pixel's chroma (V - min(R, G, B)), so
+        # that a pale tint (a translucent trail, a glow) adds no ink however light it is
+        dark = np.where(coloured, 0, np.maximum(0, 255 - val - (sat * val) // 255))
         out = []
         for plane in (dark, coloured.astype(np.int16)):
             sums = plane.reshape(-1, along, nb).sum(axis=2, dtype=np.int32)  # (lines * offsets, along)

@@ -172,6 +172,7 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (17871, 129, "mmgr", "trail"),        # blurred: the track stayed on a piece of trail the square came apart from
     (14541, 4, "mmgr", "wander"),         # a magenta H.264 fringe on the green square learned as the agent
     (16761, 229, "vmeval", "backtrack"),  # camera drift: the flag's measured area doubled over 150 frames
+    (18981, 38, "vmeval", "trail"),       # a pale trail over open boundaries read as the ink of faint 1.6-px lines
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by

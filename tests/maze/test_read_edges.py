@@ -416,3 +416,28 @@ def test_a_compression_fringe_on_the_start_square_is_not_the_agent() -> None:
     icon[r * unit + 12:r * unit + 28, c * unit + 12:c * unit + 28] = (40, 60, 230)
     agent = learn_agent([icon] * 12, reading.look, reading.spec)
     assert agent.how == "on_start_marker" and agent.hue_class == (86, 130)
+
+
+def test_a_pale_trail_over_open_boundaries_is_no_wall_ink() -> None:
+    # an agent drawing a thin trail along the corridors' centres, across the open boundaries of
+    # faint 1-px lines: blurred and resampled, the trail is paler than the colour floor and as
+    # far below white as the lines, but it is a tint, not ink (mazeworld 18981 v00038: the maze
+    # read as changed, wall IoU 0.73)
+    import cv2
+
+    cell, margin = 90, 40
+    img, spec = _thin_lines(cell, 1, 0, margin=margin)
+    trail = img.copy()
+    w = spec.walls
+    for r in range(spec.shape[0]):
+        for c in range(spec.shape[1]):
+            x, y = margin + c * cell + cell // 2, margin + r * cell + cell // 2
+            if c + 1 < spec.shape[1] and not w[2 * r + 1, 2 * c + 2]:  # open to the right
+                cv2.line(trail, (x, y), (x + cell, y), (140, 205, 140), 16)
+            if r + 1 < spec.shape[0] and not w[2 * r + 2, 2 * c + 1]:  # open below
+                cv2.line(trail, (x, y), (x, y + cell), (140, 205, 140), 16)
+    img, trail = (cv2.GaussianBlur(im, (0, 0), 1.8) for im in (img, trail))
+    a = analyse_video([img] * 3 + [trail] * 6, None, config=Config().maze)
+    assert not isinstance(a, Unparseable), a
+    assert a.ious.min() > 0.95, a.ious
+
