@@ -36,6 +36,7 @@ POST_RADIUS = 0.3    #: lattice cells: a blob smaller than PART_OF x the agent c
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
+RELOCATE_GAIN = 0.1    #: a maze matching below the layout threshold is re-located where it matches this much better
 FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
                       #: an object seen in the last few frames that has no full-size continuation
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
@@ -183,7 +184,9 @@ class FrameAnalyser:
                 new_canvas = self.canvas(frame)
                 new_hsv = cv2.cvtColor(new_canvas, cv2.COLOR_RGB2HSV)
                 new_iou = self._layout(new_canvas, new_hsv)
-                if new_iou > iou + 0.02 and new_iou > self.cfg.layout_iou_min:  # the maze moved, not changed
+                # the maze moved, not changed: it matches well where it was found again - or, when
+                # it no longer matches well anywhere (walls redrawn), clearly better there
+                if new_iou > iou + 0.02 and new_iou > self.cfg.layout_iou_min or new_iou > iou + RELOCATE_GAIN:
                     canvas, hsv, iou = new_canvas, new_hsv, new_iou
                     self.relocations += 1
                     self._relocate_iou = new_iou
