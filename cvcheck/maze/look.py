@@ -170,9 +170,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     early = _steady(on_start)
     area = float(np.median([b.area for b in early]))
     core = float(np.median([b.core_area or b.area for b in early]))
-    if how == "start_marker" and look.start is not None and cls == marker_cls and area > STEADY * look.start.area:
-        # the agent is the start marker, seen larger than the marker as read from the puzzle
-        # frame: merged with the trail it draws (a 2-fps strip leaves it no steady sightings)
+    if how in ("start_marker", "moved") and look.start is not None and cls == marker_cls \
+            and area > STEADY * look.start.area:
+        # the agent is the start marker (or leaves a copy of it behind), seen larger than the
+        # marker as read from the puzzle frame: merged with the trail it draws, and with the copy
+        # it left (a 2-fps strip leaves it no steady sightings; mazeworld 21313 v00311)
         area, core = look.start.area, look.start.core_area or look.start.area
     # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
     # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).

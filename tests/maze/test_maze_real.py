@@ -174,6 +174,7 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (16761, 229, "vmeval", "backtrack"),  # camera drift: the flag's measured area doubled over 150 frames
     (18981, 38, "vmeval", "trail"),       # a pale trail over open boundaries read as the ink of faint 1.6-px lines
     (17871, 178, "mazeplot", "walls_major"),  # walls redrawn, camera drift: the maze left behind, false contacts
+    (21313, 311, "vmeval", "trail"),      # 2-fps strip: the dot sized with its trail and the copy it left on the start
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by

@@ -465,3 +465,34 @@ def test_a_redrawn_maze_under_a_drifting_camera_is_still_followed() -> None:
     assert changed < 0.8                                   # the change is seen ...
     assert drifting.relocations >= 1                       # ... and the drift followed
     assert float(np.min(drifting.ious[3:])) > changed - 0.1, drifting.ious
+
+
+def test_an_agent_leaving_a_copy_of_the_start_marker_is_sized_as_the_marker() -> None:
+    # a 2-fps strip: the disc stays on the start, an alike disc moves a cell at a time (and
+    # pauses once), a pale trail joining the two; merged with the trail and the copy it left, the agent was sized at
+    # 3.6x itself, above its own blobs' minimum area, and was never found (mazeworld 21313 v00311)
+    import cv2
+
+    from cvcheck.maze.look import learn_agent
+
+    cell, margin = 90, 40
+    img, _ = _thin_lines(cell, 2, 0, margin=margin)
+
+    def centre(r: int, c: int) -> tuple[int, int]:
+        return margin + c * cell + cell // 2, margin + r * cell + cell // 2
+
+    walk = [(0, 2), (1, 2), (1, 2), (1, 1), (1, 0), (1, 0)]
+    frames = []
+    for step, here in enumerate(walk):
+        frame = img.copy()
+        for a, b in zip(walk[:step], walk[1:step + 1]):
+            cv2.line(frame, centre(*a), centre(*b), (143, 225, 172), cell // 4)
+        for at in {walk[0], here}:
+            cv2.circle(frame, centre(*at), cell // 5, (33, 196, 93), -1)
+        frames.append(frame)
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.start is not None
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.how == "moved" and agent.hue_class == (35, 85)
+    assert agent.area <= 1.5 * reading.look.start.area
