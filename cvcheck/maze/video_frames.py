@@ -104,11 +104,12 @@ class FrameAnalyser:
             self.iou_care = ring == 0
             self.ref_care = self.ref_px & self.iou_care
             e = max(1, int(round(config.video_wall_erosion * k)))
-            self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)).astype(bool)
+            self.core = cv2.erode(self.ref_px.astype(np.uint8), _disk(e)) * np.uint8(255)  # 0/255
         self.agent_min_px = max(2.0, style.agent_min_area * k * k)
         self.agent_px = style.agent_area * k * k if style.agent_area else None  # learned (detected looks)
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
+        self._one = np.ones(1, np.uint8)
         self._last_head: tuple[float, float] | None = None
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
@@ -215,11 +216,10 @@ class FrameAnalyser:
         return float(inter / union) if union else 0.0
 
     def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
-        if trail:  # frames each pixel has been agent-coloured for (saturating)
-            on = mask > 0
-            age = self._prev_agent if self._prev_agent is not None else np.zeros(mask.shape, np.uint8)
-            age = np.where(on, np.minimum(age, 254) + 1, 0).astype(np.uint8)
-            self._prev_agent = age
+        if trail:  # frames each pixel has been agent-coloured for (saturating at 255; mask is 0/255)
+            if self._prev_agent is None or self._prev_agent.shape != mask.shape:
+                self._prev_agent, self._one = np.zeros(mask.shape, np.uint8), np.ones(mask.shape, np.uint8)
+            self._prev_agent = cv2.bitwise_and(cv2.add(self._prev_agent, self._one), mask)
         prev = self._prev_agent
         x0, y0, w, h = cv2.boundingRect(mask)  # label only the part of the canvas that has pixels
         if w == 0 or h == 0:
@@ -231,8 +231,10 @@ class FrameAnalyser:
         areas = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
         keep = [i for i in range(1, count) if areas[i] >= 2]
         inside = None
-        if with_overlap and self.core is not None and keep:
-            inside = np.bincount(labels[self.core[y0:y0 + h, x0:x0 + w]], minlength=count)
+        if with_overlap and self.core is not None and keep:  # pixels in eroded wall cores, per blob
+            hits = cv2.findNonZero(cv2.bitwise_and(mask[y0:y0 + h, x0:x0 + w], self.core[y0:y0 + h, x0:x0 + w]))
+            inside = np.zeros(count, np.int64) if hits is None else \
+                np.bincount(labels[hits[:, 0, 1], hits[:, 0, 0]], minlength=count)
         k, off, pad = float(self.k), self.offset, self.pad
         raw = [(float((cents[i][1] + 0.5 - pad) / k + off), float((cents[i][0] + 0.5 - pad) / k + off), areas[i],
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
@@ -318,7 +320,8 @@ class FrameAnalyser:
             return None
         cx, cy = float(xs[near].mean()), float(ys[near].mean())
         self._last_head = (cx, cy)
-        overlap = float(self.core[ys[near], xs[near]].mean()) if self.core is not None else 0.0
+        inner = self.core[ys[near], xs[near]] if self.core is not None else None
+        overlap = float(np.count_nonzero(inner)) / inner.size if inner is not None else 0.0
         return cx, cy, float(near.sum()), overlap, moved
 
     # -- thin-line walls ---------------------------------------------------------------------
