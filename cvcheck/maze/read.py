@@ -185,6 +185,25 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
     return found if found is not None else _find_box_at(dark, FAINT_INK_MIN)
 
 
+def box_candidates(dark: np.ndarray) -> list[tuple[Box, tuple[float, float, float, float]]]:
+    """Where the maze may be, the likeliest first: :func:`find_box`'s border, then the extent
+    of the enclosed paper (the corridors) when it differs. A lattice maze whose border merged
+    with dark bars shows no border of its own: a ring of walls standing free inside it, or a
+    wall running its full height between the bars, is then taken for the border."""
+    out = []
+    found = find_box(dark)
+    if found is not None:
+        out.append(found)
+    inside = _box_from_inside((dark >= INK_MIN).astype(np.uint8))
+    if inside is not None and (found is None or max(abs(a - b) for a, b in zip(inside[0], found[0])) > 2):
+        out.append(inside)
+    return out
+
+
+CHAIN_MIN_AREA = 0.02  #: enclosed paper this share of the largest region's area may be more of the maze's corridors
+CHAIN_GAP = (1 / 3, 1.5)  #: ... when a wall this many times its narrowest side away from them
+
+
 def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, float, float, float]] | None:
     ink = (dark >= ink_min).astype(np.uint8)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -214,7 +233,9 @@ def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, fl
     if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
         return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
     found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, faint=dark[y0:y1 + 1, x0:x1 + 1] >= FAINT_INK_MIN)
-    return _centre_box(found, x0, y0) if found is not None else _box_from_inside(ink)
+    if found is None:
+        return _box_from_inside(ink)
+    return _centre_box(found, x0, y0)
 
 
 def _centre_box(found: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], x: int,
@@ -225,21 +246,53 @@ def _centre_box(found: tuple[tuple[int, int, int, int], tuple[int, int, int, int
     return box, (float(t_top), float(t_left), float(t_bottom), float(t_right))
 
 
+def _enclosed_paper(ink: np.ndarray, *, chained: bool = False) -> tuple[int, int, int, int, int] | None:
+    """The largest region of paper enclosed by ink (not touching the picture's edges):
+    ``(x, y, width, height, area)``, or None when there is none of 64 pixels.
+
+    ``chained``: the extent (the area stays the largest region's) also of the regions a
+    thick wall away from it (a lattice maze whose corridors are cut apart: cells walled in
+    on every side, a dead part of a percolation maze), one after the other. A region is
+    taken in when the gap to the extent so far is at least a third and at most 1.5 times
+    its own narrowest side (a lattice wall is as wide as a corridor); paper a thin line
+    away (a frame's margin) is not, nor specks.
+    """
+    paper = (ink == 0).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    h, w = ink.shape
+    x, y, bw, bh, area = stats[1:].T if len(stats) > 1 else np.zeros((5, 0), np.int32)
+    enclosed = np.flatnonzero((x > 0) & (y > 0) & (x + bw < w) & (y + bh < h))
+    if not enclosed.size:
+        return None
+    best = 1 + int(enclosed[np.argmax(area[enclosed])])
+    if stats[best, cv2.CC_STAT_AREA] < 64:
+        return None
+    bx, by, bw0, bh0, total = (int(v) for v in stats[best])
+    if not chained:
+        return bx, by, bw0, bh0, total
+    x0, y0, x1, y1 = bx, by, bx + bw0, by + bh0
+    rest = [1 + int(i) for i in enclosed if 1 + i != best and area[i] >= max(64, CHAIN_MIN_AREA * total)]
+    grew = True
+    while grew and rest:
+        grew = False
+        for i in list(rest):
+            rx, ry, rw, rh = (int(v) for v in stats[i, :4])
+            gap = max(x0 - (rx + rw), rx - x1, y0 - (ry + rh), ry - y1, 0)
+            if gap == 0 or CHAIN_GAP[0] * min(rw, rh) <= gap <= CHAIN_GAP[1] * min(rw, rh):
+                x0, y0, x1, y1 = min(x0, rx), min(y0, ry), max(x1, rx + rw), max(y1, ry + rh)
+                rest.remove(i)
+                grew = True
+    return x0, y0, x1 - x0, y1 - y0, total
+
+
 def _box_from_inside(ink: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] | None:
     """The border from the inside: the largest region of paper enclosed by ink is the maze's
     corridors; its extent reaches the border's inner edges, and the border runs on outwards
     from there (merged with whatever dark frame surrounds it)."""
-    paper = (ink == 0).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
-    h, w = ink.shape
-    best, best_area = 0, 0
-    for i in range(1, count):
-        x, y, bw, bh, area = (int(v) for v in stats[i])
-        if x > 0 and y > 0 and x + bw < w and y + bh < h and area > best_area:
-            best, best_area = i, area
-    if not best or best_area < 64:
+    paper = _enclosed_paper(ink, chained=True)
+    if paper is None:
         return None
-    x, y, bw, bh = (int(v) for v in stats[best, :4])
+    x, y, bw, bh, _ = paper
     top, left, bottom, right = y - 1, x - 1, y + bh, x + bw      # first ink row/column on each side
     mid_r, mid_c = slice(y + bh // 4, y + 3 * bh // 4), slice(x + bw // 4, x + 3 * bw // 4)
 
@@ -808,12 +861,41 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     rgb = as_rgb(image, name="maze image")
     grid = known.shape if known is not None else grid
     dark, _ = ink_map(rgb)
-    found = find_box(dark)
-    if found is None:
+    candidates = box_candidates(dark)
+    if not candidates:
         return Unparseable("no maze found (no bordered structure of dark lines)")
-    box, borders = found
     if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
         return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
+    # the likeliest place first; another only when the maze cannot be read there (or, for a
+    # known maze, reads unlike it)
+    first: MazeReading | Unparseable | None = None
+    for box, borders in candidates:
+        reading = _read_at(rgb, dark, box, borders, grid=grid, known=known)
+        if not isinstance(reading, Unparseable) and (known is None or _agreement(reading, known) >= KNOWN_AGREEMENT):
+            return reading
+        if first is None or isinstance(first, Unparseable) and not isinstance(reading, Unparseable) or \
+                known is not None and not isinstance(reading, Unparseable) and not isinstance(first, Unparseable) \
+                and _agreement(reading, known) > _agreement(first, known):
+            first = reading
+    assert first is not None
+    return first
+
+
+KNOWN_AGREEMENT = 0.9  #: share of a known maze's inner boundary segments a reading in the right place gets right
+
+
+def _agreement(reading: MazeReading, known: MazeSpec) -> float:
+    """Share of the known maze's inner boundary segments (walls and openings) read alike."""
+    if reading.spec.walls.shape != known.walls.shape:
+        return 0.0
+    inner = np.zeros(known.walls.shape, bool)
+    inner[1:-1:2, 2:-1:2] = inner[2:-1:2, 1:-1:2] = True  # segments between two cells
+    return float(np.mean(reading.spec.walls[inner] == known.walls[inner])) if inner.any() else 1.0
+
+
+def _read_at(rgb: np.ndarray, dark: np.ndarray, box: Box, borders: tuple[float, ...], *,
+             grid: tuple[int, int] | None, known: MazeSpec | None) -> MazeReading | Unparseable:
+    """Read the maze whose border runs through ``box`` (see :func:`read_maze`)."""
     try:
         grids, thickness, box = estimate_grid(dark, box, borders, colour_mask(rgb), grid=grid)
     except InputError as exc:
