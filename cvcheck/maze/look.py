@@ -140,6 +140,9 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # An agent moving away may be seen once (it leaves the window); any other candidate is
     # seen in two frames or more (a compression speck shows in one).
     moved = [cls for cls, o in options.items() if o.moved]
+    # a speck moving with a far larger object seen in more frames is its fringe (a blurred blue
+    # star's edge reads purple under H.264), not an icon that appeared over it later
+    moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) for o in moved if o != c)]
     stayed = [cls for cls, o in options.items() if o.stayed]
     how, pick = "default", None
     if moved:  # the latest to appear; then one not of the start marker's colour
@@ -186,9 +189,19 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                      value=int(np.median(rgb.max(axis=1))), how=how, core_area=core)
 
 
+def _typical_area(option: _Spread) -> float:
+    return float(np.median([b.area for b in option.followed]))
+
+
+def _fringe_of(small: _Spread, large: _Spread) -> bool:
+    """Whether a moving candidate is a fringe or speck of a larger one: under ON_MARKER of its
+    size and seen in fewer frames."""
+    return _typical_area(small) < ON_MARKER * _typical_area(large) and small.frames_seen < large.frames_seen
+
+
 def _sized_on_marker(option: _Spread, marker: Marker | None) -> bool:
     """Whether an object on the start marker is big enough to be an agent drawn over it."""
-    return marker is None or float(np.median([b.area for b in option.followed])) >= ON_MARKER * marker.area
+    return marker is None or _typical_area(option) >= ON_MARKER * marker.area
 
 
 def _steady(sightings: list[Marker]) -> list[Marker]:
