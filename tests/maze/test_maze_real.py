@@ -175,6 +175,9 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (18981, 38, "vmeval", "trail"),       # a pale trail over open boundaries read as the ink of faint 1.6-px lines
     (17871, 178, "mazeplot", "walls_major"),  # walls redrawn, camera drift: the maze left behind, false contacts
     (21313, 311, "vmeval", "trail"),      # 2-fps strip: the dot sized with its trail and the copy it left on the start
+    (23535, 235, "mmgr", "stop_short"),   # border merged with black bars: a ring of walls inside read as the maze
+    (24646, 12, "mmgr", "trail"),         # ... and corridors cut apart: a full-height wall read as the border
+    (24646, 132, "mazeplot", "reach_leave"),  # a purple H.264 speck moving with the star learned as the agent
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
@@ -183,5 +186,7 @@ def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: in
 
     labels, _, _ = build_video(CaseSpec(seed, "video", index, look, behaviour), tmp_path)
     r = grade(tmp_path / "answer.mp4", config=Config())
+    assert r.status.value == "ok", r.details.get("reason")  # every case is drawn readable
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
     assert r.metrics["cross_wall"] == labels["cross_wall"], r.details.get("notes")
+    assert r.metrics["maze_changed"] == labels["maze_changed"], r.details.get("notes")

@@ -496,3 +496,77 @@ def test_an_agent_leaving_a_copy_of_the_start_marker_is_sized_as_the_marker() ->
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how == "moved" and agent.hue_class == (35, 85)
     assert agent.area <= 1.5 * reading.look.start.area
+
+
+def test_a_lattice_on_black_bars_is_not_read_as_an_island_of_its_walls() -> None:
+    # the border merges with letterbox bars on every side, which make most of the maze's rows
+    # mostly ink; a ring of walls standing free inside the maze was then the largest bordered
+    # structure left, and was read as a 2x3 maze with no markers (mazeworld 23535 v00235)
+    art = """
+###########
+#S        #
+# ####### #
+# #     # #
+# # ### # #
+# #     # #
+# ####### #
+#        E#
+###########
+"""
+    img, spec = _lattice(22, art)
+    frame = np.zeros((480, 832, 3), np.uint8)
+    frame[40:40 + img.shape[0], 290:290 + img.shape[1]] = img
+    reading = read_maze(frame)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == (4, 5)
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+def test_a_lattice_on_black_bars_with_corridors_cut_apart_reads_whole() -> None:
+    # cells walled in on every side split the corridors into several enclosed regions, and a
+    # wall running the maze's full height between the bars was taken for its border: the maze
+    # read as 3x2 with no walls found (mazeworld 24646 v00012, a 2-fps strip)
+    art = """
+#############
+# # # # #   #
+# ### #######
+# # #  S  #E#
+# ##### ### #
+# #   #     #
+#############
+"""
+    img, spec = _lattice(50, art)
+    frame = np.zeros((480, 832, 3), np.uint8)
+    frame[65:65 + img.shape[0], 91:91 + img.shape[1]] = img
+    reading = read_maze(frame)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == (3, 6)
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+def test_a_speck_moving_with_the_agent_is_not_learned_as_the_agent() -> None:
+    # a blue star appears on the start circle in frame 1 and glides away; a purple speck (its
+    # blurred edge under H.264) shows beside it in seven later frames. Both move away from the
+    # start, and the latest to appear was learned: a 1/200 of the star, never tracked, so a
+    # walk that left the goal passed (mazeworld 24646 v00132)
+    import cv2
+
+    from cvcheck.maze.look import learn_agent
+
+    cell, margin = 90, 40
+    img, _ = _thin_lines(cell, 2, 0, margin=margin)
+    sx, sy = margin + 2 * cell + cell // 2, margin + cell // 2  # the start cell's centre (0, 2)
+    frames = [img.copy()]
+    for f in range(1, 12):
+        frame = img.copy()
+        y = sy + int(round(0.25 * cell * max(0, min(f - 1, 4))))
+        x = sx - int(round(0.25 * cell * max(0, f - 5)))
+        cv2.circle(frame, (x, y), cell // 5, (40, 70, 230), -1)
+        if 3 <= f <= 9:
+            cv2.rectangle(frame, (x - 1, y - cell // 5 - 4), (x + 1, y - cell // 5 - 2), (150, 40, 200), -1)
+        frames.append(frame)
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.how == "moved" and agent.hue_class == (86, 130), agent
+    assert agent.area > 0.05
