@@ -59,25 +59,31 @@ def grade_case(job: tuple[str, dict[str, Any], str]) -> dict[str, Any]:
             "behaviour": case["behaviour"], "effects": case["effects"], "labels": case["labels"], "got": got}
 
 
+def _agrees(row: dict[str, Any]) -> bool:
+    """The gate verdict agrees with the label. Every corpus case is drawn readable, so a case
+    not scored (unparseable, an error, an exception) never agrees, even with a fail label."""
+    return row["got"]["status"] == "ok" and row["got"]["overall"] == row["labels"]["overall"]
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     by: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by[(row["modality"], row["way"])].append(row)
     for (modality, way), group in sorted(by.items()):
-        gate = sum(r["got"]["overall"] == r["labels"]["overall"] and r["got"]["status"] != "exception"
-                   for r in group)
+        gate = sum(_agrees(r) for r in group)
         metrics = {m: sum(r["got"].get(m) == r["labels"][m] for r in group) for m in METRICS}
         crossing = [r for r in group if r["labels"]["cross_wall"]]
         teleport = [r for r in group if r["labels"].get("teleports")]
         solves = [r for r in group if r["labels"]["overall"] == 1]
         per_look = Counter(r["look"] for r in group)
-        look_ok = Counter(r["look"] for r in group if r["got"]["overall"] == r["labels"]["overall"])
+        look_ok = Counter(r["look"] for r in group if _agrees(r))
         per_beh = Counter(r["behaviour"] for r in group)
-        beh_ok = Counter(r["behaviour"] for r in group if r["got"]["overall"] == r["labels"]["overall"])
+        beh_ok = Counter(r["behaviour"] for r in group if _agrees(r))
         seconds = sorted(r["got"]["seconds"] for r in group)
         out[f"{modality}/{way}"] = {
             "n": len(group), "gate_agreement": gate, "gate_rate": round(gate / len(group), 4),
+            "not_scored": sum(r["got"]["status"] != "ok" for r in group),
             "metric_agreement": metrics,
             "crossings_caught": f"{sum(r['got'].get('cross_wall') == 1 for r in crossing)}/{len(crossing)}",
             "teleports_caught": f"{sum(r['got'].get('cross_wall') == 1 for r in teleport)}/{len(teleport)}",
@@ -116,18 +122,19 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
         rows = list(pool.map(grade_case, jobs, chunksize=4))
     summary = summarise(rows)
-    misses = [r for r in rows if r["got"]["overall"] != r["labels"]["overall"] or r["got"]["status"] == "exception"]
+    misses = [r for r in rows if not _agrees(r)]
     # right gate, wrong reason: a metric that disagrees (a missed crossing or teleport among them)
     metric_misses = [r for r in rows if r not in misses and any(r["got"].get(m) != r["labels"][m] for m in METRICS)]
     for key, s in summary.items():
         print(f"{key:<18} gate {s['gate_agreement']}/{s['n']} ({100 * s['gate_rate']:.2f} %)  crossings "
               f"{s['crossings_caught']}  teleports {s['teleports_caught']}  solves passed {s['solves_passed']}  "
-              f"median {s['median_seconds']} s")
+              f"not scored {s['not_scored']}  median {s['median_seconds']} s")
         print(f"{'':<18} metrics {s['metric_agreement']}  looks {s['per_look']}")
     print(f"{len(misses)} disagreement(s); {len(rows)} gradings in {time.perf_counter() - t0:.0f} s")
     for r in misses:
-        print(f"  {r['id']} [{r['way']}] got {r['got']['overall']} want {r['labels']['overall']}: "
-              f"{'; '.join(str(n) for n in r['got']['notes'][:3])}  effects={','.join(r['effects'])}")
+        print(f"  {r['id']} [{r['way']}] got {r['got']['overall']} ({r['got']['status']}) "
+              f"want {r['labels']['overall']}: {'; '.join(str(n) for n in r['got']['notes'][:3])}  "
+              f"effects={','.join(r['effects'])}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     print(f"{len(metric_misses)} gate-agreeing grading(s) with a disagreeing metric (in --json: metric_misses)")
     args.json.write_text(json.dumps({"corpus": str(folder), "summary": summary, "misses": misses,
