@@ -868,17 +868,17 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
         return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
     # the likeliest place first; another only when the maze cannot be read there (or, for a
     # known maze, reads unlike it)
-    first: MazeReading | Unparseable | None = None
+    readings: list[MazeReading | Unparseable] = []
     for box, borders in candidates:
         reading = _read_at(rgb, dark, box, borders, grid=grid, known=known)
         if not isinstance(reading, Unparseable) and (known is None or _agreement(reading, known) >= KNOWN_AGREEMENT):
             return reading
-        if first is None or isinstance(first, Unparseable) and not isinstance(reading, Unparseable) or \
-                known is not None and not isinstance(reading, Unparseable) and not isinstance(first, Unparseable) \
-                and _agreement(reading, known) > _agreement(first, known):
-            first = reading
-    assert first is not None
-    return first
+        readings.append(reading)
+
+    def rank(r: MazeReading | Unparseable) -> float:  # a reading before a failure; the likeliest on ties
+        return -1.0 if isinstance(r, Unparseable) else _agreement(r, known) if known is not None else 0.0
+
+    return max(readings, key=rank)
 
 
 KNOWN_AGREEMENT = 0.9  #: share of a known maze's inner boundary segments a reading in the right place gets right
