@@ -129,7 +129,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     for frame in frames:
         placed = (replace(b, row=b.row + origin[0], col=b.col + origin[1],
                           cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
-                  for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL)
+                  for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL, min_area=MIN_AGENT)
                   if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90)
         blobs = [b for b in placed if b.cell != goal_cell]  # in maze cells, not the window's
         for cls in seen:  # red is the goal's

@@ -570,3 +570,31 @@ def test_a_speck_moving_with_the_agent_is_not_learned_as_the_agent() -> None:
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how == "moved" and agent.hue_class == (86, 130), agent
     assert agent.area > 0.05
+
+
+def test_an_agent_dot_a_few_pixels_across_in_a_large_cell_is_learned() -> None:
+    # a 2-fps strip at 1080p: an 8-px dot (0.0006 cells^2) in 300-px cells walks from the
+    # start; sightings down to MIN_AGENT were meant to be candidates, but the marker finder's
+    # own floor (0.001) dropped them, the default look (saturation 200) was used and the dot,
+    # paler than that, was never found (a maze-dataset corpus at 1080p, v00106)
+    import cv2
+
+    from cvcheck.maze.look import MIN_AGENT, learn_agent
+
+    cell, margin = 300, 40
+    base, _, _ = _start_erased(cell, margin=margin)
+
+    def centre(r: int, c: int) -> tuple[int, int]:
+        return margin + c * cell + cell // 2, margin + r * cell + cell // 2
+
+    frames = []
+    for here in [(0, 2), (0, 2), (1, 2), (1, 1), (1, 0), (2, 0), (2, 0), (2, 0)]:
+        frame = base.copy()
+        cv2.circle(frame, centre(*here), 4, (80, 200, 130), -1)
+        frames.append(frame)
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.start is not None and reading.look.start.area < 0.001
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.how == "moved" and agent.hue_class == (35, 85), agent
+    assert MIN_AGENT <= agent.area < 0.001 and agent.saturation < 180
