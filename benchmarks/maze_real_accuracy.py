@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=777, help="corpus seed (when generating)")
     ap.add_argument("--videos", type=int, default=300)
     ap.add_argument("--images", type=int, default=200)
+    ap.add_argument("--frame-sizes", default="standard", help="when generating: standard (480p-720p) or wide "
+                    "(1080p, portrait, square, 704p)")
     ap.add_argument("--ways", default="video,puzzle,maze,reference", help=f"comma list of {', '.join(WAYS)}")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "out" / "maze_real_accuracy.json")
@@ -113,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(ROOT))
         from benchmarks.mazeworld.corpus import write_corpus
 
-        folder = ROOT / "benchmarks" / "out" / f"mazeworld-{args.seed}"
+        wide = "" if args.frame_sizes == "standard" else f"-{args.frame_sizes}"
+        folder = ROOT / "benchmarks" / "out" / f"mazeworld-{args.seed}{wide}"
         if not (folder / "cases.jsonl").is_file():
-            write_corpus(folder, videos=args.videos, images=args.images, seed=args.seed, workers=args.workers)
+            write_corpus(folder, videos=args.videos, images=args.images, seed=args.seed, workers=args.workers,
+                         frame_sizes=args.frame_sizes)
     cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines() if line.strip()]
     jobs = [(str(folder), c, w) for c in cases for w in ways if not (w == "video" and c["modality"] != "video")]
     t0 = time.perf_counter()

@@ -23,7 +23,7 @@ from .image import goal_cell, reference_image, render_answer_image, start_cell
 from .labels import compute_labels
 from .looks import LOOKS
 from .plans import IMAGE_BEHAVIOURS, VIDEO_BEHAVIOURS
-from .sampling import ImageDraw, VideoDraw, case_rng, sample_image, sample_video
+from .sampling import FRAME_SIZE_SETS, ImageDraw, VideoDraw, case_rng, sample_image, sample_video
 from .video import Schedule, VideoComposer, puzzle_image
 
 SCHEMA = "mazeworld.case/1"
@@ -44,6 +44,7 @@ class CaseSpec:
     index: int
     look: str
     behaviour: str
+    frame_sizes: str = "standard"  #: videos: the set their frame size is drawn from (sampling.FRAME_SIZE_SETS)
 
     @property
     def case_id(self) -> str:
@@ -51,11 +52,13 @@ class CaseSpec:
 
 
 def plan_cases(*, videos: int, images: int, seed: int, looks: Sequence[str] = LOOKS,
-               behaviours: Sequence[str] | None = None) -> list[CaseSpec]:
+               behaviours: Sequence[str] | None = None, frame_sizes: str = "standard") -> list[CaseSpec]:
     """Balanced assignment: behaviours cycle fastest, then looks."""
     bad = [lk for lk in looks if lk not in LOOKS]
     if bad or not looks:
         raise ValueError(f"unknown looks {bad}; expected some of {LOOKS}")
+    if frame_sizes not in FRAME_SIZE_SETS:
+        raise ValueError(f"unknown frame-size set {frame_sizes!r}; expected one of {sorted(FRAME_SIZE_SETS)}")
     wanted = None
     if behaviours is not None:
         wanted = {b for name in behaviours for b in ALIASES.get(name, (name,))}
@@ -71,7 +74,7 @@ def plan_cases(*, videos: int, images: int, seed: int, looks: Sequence[str] = LO
         for i in range(count):
             b = chosen[i % len(chosen)]
             look = looks[(i // len(chosen)) % len(looks)]
-            specs.append(CaseSpec(seed, modality, i, look, b))
+            specs.append(CaseSpec(seed, modality, i, look, b, frame_sizes))
     return specs
 
 
@@ -134,7 +137,8 @@ def image_labels(draw: ImageDraw) -> dict:
 
 
 def build_video(spec: CaseSpec, folder: Path) -> tuple[dict, dict, tuple[str, ...]]:
-    draw = sample_video(case_rng(spec.seed, "video", spec.index), spec.look, spec.behaviour, spec.index)
+    draw = sample_video(case_rng(spec.seed, "video", spec.index), spec.look, spec.behaviour, spec.index,
+                        frame_sizes=spec.frame_sizes)
     st, n = draw.style, draw.timeline.n_frames
     comp = VideoComposer(draw.maze, draw.plan, draw.timeline, st)
     written = write_mp4(folder / "answer.mp4", comp.frames(), fps=st.fps, crf=st.crf)
@@ -205,11 +209,13 @@ def _build_timed(job: tuple[CaseSpec, Path]) -> tuple[dict, float]:
 
 
 def write_corpus(out: str | Path, *, videos: int, images: int, seed: int, looks: Sequence[str] = LOOKS,
-                 behaviours: Sequence[str] | None = None, workers: int = 2, progress: bool = True) -> Path:
+                 behaviours: Sequence[str] | None = None, workers: int = 2, progress: bool = True,
+                 frame_sizes: str = "standard") -> Path:
     """Generate the corpus into ``out`` and return the path of its ``cases.jsonl``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    specs = plan_cases(videos=videos, images=images, seed=seed, looks=looks, behaviours=behaviours)
+    specs = plan_cases(videos=videos, images=images, seed=seed, looks=looks, behaviours=behaviours,
+                       frame_sizes=frame_sizes)
     jobs = [(s, out) for s in specs]
     records: list[dict] = []
     seconds: dict[str, list[float]] = {"video": [], "image": []}

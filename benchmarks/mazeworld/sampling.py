@@ -17,6 +17,13 @@ from .video import BoardSpec, VideoStyle
 _GEN_WEIGHTS = {"dfs": 0.24, "wilson": 0.2, "kruskal": 0.2, "prim": 0.14, "dfs_percolation": 0.14, "percolation": 0.08}
 VIDEO_SIZES: tuple[tuple[int, int], ...] = ((832, 480), (854, 480), (848, 480), (960, 544), (1024, 576), (1280, 720))
 _VIDEO_SIZE_P = (0.3, 0.2, 0.1, 0.1, 0.1, 0.2)
+#: frame-size sets a corpus can be drawn at: ``standard`` (the 480p-720p landscape sizes above)
+#: and ``wide`` (1080p, portrait, square and 704p outputs: Veo, Sora, Wan and square-only models)
+FRAME_SIZE_SETS: dict[str, tuple[tuple[tuple[int, int], ...], tuple[float, ...]]] = {
+    "standard": (VIDEO_SIZES, _VIDEO_SIZE_P),
+    "wide": (((1920, 1080), (720, 1280), (480, 832), (1024, 1024), (512, 512), (1280, 704)),
+             (0.25, 0.2, 0.15, 0.15, 0.1, 0.15)),
+}
 PLOT_FIGURES: tuple[tuple[int, int], ...] = ((832, 480), (640, 480), (800, 600), (768, 512), (1024, 768), (512, 512),
                                             (1024, 1024))
 IMAGE_SIZES: tuple[tuple[int, int], ...] = ((1024, 1024), (768, 768), (512, 512), (1024, 768), (1280, 720))
@@ -107,8 +114,10 @@ def _bar(rng: np.random.Generator) -> tuple[int, int, int]:
     return _choice(rng, ((255, 255, 255), (236, 236, 236), (0, 0, 0)), (0.75, 0.1, 0.15))
 
 
-def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int) -> VideoDraw:
-    """Draw a maze, a plan, a motion timeline and a style for one video case."""
+def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int, *,
+                 frame_sizes: str = "standard") -> VideoDraw:
+    """Draw a maze, a plan, a motion timeline and a style for one video case (its frame size
+    from the ``frame_sizes`` set of :data:`FRAME_SIZE_SETS`)."""
     strip = behaviour != "wall_pass" and rng.uniform() < (0.35 if look == "vmeval" else 0.12)
     maze, plan = sample_maze_and_plan(rng, behaviour, grid_range=(3, 6) if strip else (3, 13),
                                       max_solution=10 if strip else None)
@@ -144,7 +153,7 @@ def sample_video(rng: np.random.Generator, look: str, behaviour: str, index: int
     if look == "mazeplot" and 480 <= board.size_px[1] <= 720 and board.size_px[0] >= 640 and rng.uniform() < 0.5:
         frame_size, fill = board.size_px, 1.0  # the video is the figure itself (MiniVeo3-style)
     else:
-        frame_size, fill = _choice(rng, VIDEO_SIZES, _VIDEO_SIZE_P), float(rng.uniform(0.85, 1.0))
+        frame_size, fill = _choice(rng, *FRAME_SIZE_SETS[frame_sizes]), float(rng.uniform(0.85, 1.0))
     drift = not strip and rng.uniform() < 0.25
     camera = Camera()
     if drift:

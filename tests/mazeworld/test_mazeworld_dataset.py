@@ -63,3 +63,20 @@ def test_maze_files_round_trip_through_maze_dataset(tmp_path, modality, behaviou
     cl = np.array(maze["connection_list"])
     assert cl.shape == (2, *maze["grid"])
     assert not cl[0, -1, :].any() and not cl[1, :, -1].any()  # no passage out of the grid
+
+
+def test_frame_size_sets():
+    """``wide`` corpora draw 1080p, portrait and square frames; the standard set stays 480p-720p
+    (a MazePlot video may still be its own figure); an unknown set is refused."""
+    from benchmarks.mazeworld.corpus import plan_cases
+    from benchmarks.mazeworld.sampling import FRAME_SIZE_SETS
+
+    wide, standard = set(FRAME_SIZE_SETS["wide"][0]), set(FRAME_SIZE_SETS["standard"][0])
+    for index in range(8):
+        look = ("mmgr", "vmeval")[index % 2]
+        assert sample_video(case_rng(5, "video", index), look, "valid", index, frame_sizes="wide").style.frame_size \
+            in wide
+        assert sample_video(case_rng(5, "video", index), look, "valid", index).style.frame_size in standard
+    assert {s.frame_sizes for s in plan_cases(videos=3, images=1, seed=1, frame_sizes="wide")} == {"wide"}
+    with pytest.raises(ValueError, match="frame-size set"):
+        plan_cases(videos=1, images=0, seed=1, frame_sizes="4k")
