@@ -24,6 +24,7 @@ All lengths are in image pixels unless named in cells; positions are ``(row, col
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,19 +186,18 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
     return found if found is not None else _find_box_at(dark, FAINT_INK_MIN)
 
 
-def box_candidates(dark: np.ndarray) -> list[tuple[Box, tuple[float, float, float, float]]]:
-    """Where the maze may be, the likeliest first: :func:`find_box`'s border, then the extent
-    of the enclosed paper (the corridors) when it differs. A lattice maze whose border merged
-    with dark bars shows no border of its own: a ring of walls standing free inside it, or a
-    wall running its full height between the bars, is then taken for the border."""
-    out = []
+def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, float, float]]]:
+    """Where the maze may be, the likeliest first (found as they are asked for):
+    :func:`find_box`'s border, then the extent of the enclosed paper (the corridors) when it
+    differs. A lattice maze whose border merged with dark bars shows no border of its own: a
+    ring of walls standing free inside it, or a wall running its full height between the
+    bars, is then taken for the border."""
     found = find_box(dark)
     if found is not None:
-        out.append(found)
+        yield found
     inside = _box_from_inside((dark >= INK_MIN).astype(np.uint8))
     if inside is not None and (found is None or max(abs(a - b) for a, b in zip(inside[0], found[0])) > 2):
-        out.append(inside)
-    return out
+        yield inside
 
 
 CHAIN_MIN_AREA = 0.02  #: enclosed paper this share of the largest region's area may be more of the maze's corridors
@@ -861,19 +861,18 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     rgb = as_rgb(image, name="maze image")
     grid = known.shape if known is not None else grid
     dark, _ = ink_map(rgb)
-    candidates = box_candidates(dark)
-    if not candidates:
-        return Unparseable("no maze found (no bordered structure of dark lines)")
     if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
         return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
     # the likeliest place first; another only when the maze cannot be read there (or, for a
     # known maze, reads unlike it)
     readings: list[MazeReading | Unparseable] = []
-    for box, borders in candidates:
+    for box, borders in box_candidates(dark):
         reading = _read_at(rgb, dark, box, borders, grid=grid, known=known)
         if not isinstance(reading, Unparseable) and (known is None or _agreement(reading, known) >= KNOWN_AGREEMENT):
             return reading
         readings.append(reading)
+    if not readings:
+        return Unparseable("no maze found (no bordered structure of dark lines)")
 
     def rank(r: MazeReading | Unparseable) -> float:  # a reading before a failure; the likeliest on ties
         return -1.0 if isinstance(r, Unparseable) else _agreement(r, known) if known is not None else 0.0

@@ -233,12 +233,18 @@ class FrameReader:
         are never converted to RGB).
     max_frames : int, optional
         Stop after yielding this many frames (``media.max_frames`` caps it anyway).
+    threads : int
+        Decoder threads (files): 0, FFmpeg's choice (frame and slice threads on every core);
+        the frames are the same for any count.
     """
 
     def __init__(self, source: VideoSource, *, stride: int = 1, max_frames: int | None = None,
-                 config: MediaConfig | None = None) -> None:
+                 config: MediaConfig | None = None, threads: int = 0) -> None:
         if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
             raise MediaError(f"stride must be a positive integer, got {stride!r}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+            raise MediaError(f"threads must be a non-negative integer, got {threads!r}")
+        self.threads = threads
         if max_frames is not None and (isinstance(max_frames, bool) or not isinstance(max_frames, int)
                                        or max_frames < 1):
             raise MediaError(f"max_frames must be a positive integer or None, got {max_frames!r}")
@@ -329,6 +335,8 @@ class FrameReader:
         assert container is not None  # files only
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
+        if self.threads:
+            stream.codec_context.thread_count = self.threads
         errors = 0
         budget = PACKETS_PER_FRAME_LIMIT * self.max_frames * self.stride + 1000
         try:
@@ -449,14 +457,17 @@ def _more_frames(demux: Iterator[Any]) -> bool:
 
 
 def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None = None,
-                config: MediaConfig | None = None) -> FrameReader:
+                config: MediaConfig | None = None, threads: int = 0) -> FrameReader:
     """Stream a video's frames (RGB uint8, (H, W, 3)) with constant memory.
+
+    ``threads``: decoder threads (0: FFmpeg's choice, frame and slice threads on every core;
+    1 leaves the other cores to a caller analysing frames as they come).
 
     Returns a :class:`FrameReader` (an iterator) that reports ``frames_read``,
     ``truncated`` and ``error`` once consumed. See the module docstring for the
     guarantees on bad files.
     """
-    return FrameReader(source, stride=stride, max_frames=max_frames, config=config)
+    return FrameReader(source, stride=stride, max_frames=max_frames, config=config, threads=threads)
 
 
 def prefetched(frames: Iterable[np.ndarray], *, depth: int = 4) -> Generator[np.ndarray, None, None]:

@@ -50,6 +50,14 @@ def test_stride_and_max_frames(clip: Path) -> None:
         iter_frames(clip, stride=0)
 
 
+def test_decoder_threads_give_the_same_frames(clip: Path) -> None:
+    auto, one = list(iter_frames(clip)), list(iter_frames(clip, threads=1))
+    assert len(auto) == len(one) == 24 and all(np.array_equal(a, b) for a, b in zip(auto, one))
+    for bad in (-1, 1.5, True):
+        with pytest.raises(MediaError, match="threads"):
+            iter_frames(clip, threads=bad)  # type: ignore[arg-type]
+
+
 def test_in_memory_frames_validated_and_unmodified() -> None:
     stack = np.zeros((3, 8, 8), np.uint8)  # three grey frames
     frames = [f for f in stack]
