@@ -232,7 +232,8 @@ def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, fl
     t_top, t_left, t_bottom, t_right = bands
     if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
         return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
-    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, faint=dark[y0:y1 + 1, x0:x1 + 1] >= FAINT_INK_MIN)
+    region = dark[y0:y1 + 1, x0:x1 + 1]
+    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, faint=region >= FAINT_INK_MIN, darkness=region)
     if found is None:
         return _box_from_inside(ink)
     return _centre_box(found, x0, y0)
@@ -309,13 +310,14 @@ def _box_from_inside(ink: np.ndarray) -> tuple[Box, tuple[float, float, float, f
     return box, bands
 
 
-def _border_of(comp: np.ndarray, *, inner: bool = True,
-               faint: np.ndarray | None = None) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
+def _border_of(comp: np.ndarray, *, inner: bool = True, faint: np.ndarray | None = None,
+               darkness: np.ndarray | None = None) -> tuple[tuple[int, int, int, int],
+                                                          tuple[int, int, int, int]] | None:
     """Outer border of one ink structure: the outermost rows/columns that are mostly ink
     (text or ticks glued to it are not), moved in to any full-span interior line
     (``inner``: when ``comp`` holds all the ink inside it, not one connected piece; lines
     and the ink beside them are then also read from ``faint`` ink, where given: a blurred
-    1-px line is paler than ink)."""
+    1-px line is paler than ink; ``darkness``, where given, shows a faint cell grid)."""
     rows = _edges(comp.sum(axis=1).astype(float), 0.6 * float(comp.sum(axis=1).max()))
     cols = _edges(comp.sum(axis=0).astype(float), 0.6 * float(comp.sum(axis=0).max()))
     if rows is None or cols is None:
@@ -325,9 +327,10 @@ def _border_of(comp: np.ndarray, *, inner: bool = True,
     if inner:  # rows first, then columns (the same step on the transposed structure)
         lines = comp if faint is None else comp | faint
         top, t_top, bottom, t_bottom = _inner_lines(comp, lines, (top, t_top, bottom, t_bottom),
-                                                    (left, t_left, right, t_right))
+                                                    (left, t_left, right, t_right), darkness)
         left, t_left, right, t_right = _inner_lines(comp.T, lines.T, (left, t_left, right, t_right),
-                                                    (top, t_top, bottom, t_bottom))
+                                                    (top, t_top, bottom, t_bottom),
+                                                    None if darkness is None else darkness.T)
     return (top, left, bottom, right), (t_top, t_left, t_bottom, t_right)
 
 
@@ -340,7 +343,7 @@ EMPTY_SIDE = 0.02  #: beyond a frame's inner border line, at most this share of 
 
 
 def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int, int],
-                 across: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+                 across: tuple[int, int, int, int], darkness: np.ndarray | None = None) -> tuple[int, int, int, int]:
     """Move the first and last border rows of ``comp`` inwards to interior rows of ``lines``
     (``comp`` and fainter ink: a blurred 1-px line) that span the whole maze (columns: pass
     the transposed maps). ``along``: (first row, its band, last row, its band);
@@ -349,7 +352,8 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
     A line across the whole frame with (almost) no ink beyond it is the real border, the
     rest a frame drawn around more space (maze-dataset's plots of non-square mazes); the
     side holding more ink is kept. With walls on both sides it is a wall (a percolation
-    maze may be cut in two).
+    maze may be cut in two), and so it is when the maze's faint cell grid (in ``darkness``)
+    runs on beyond it (a row of cells cut off with no wall inside it).
     """
     lo, t_lo, hi, t_hi = along
     c0, t_c0, c1, t_c1 = across
@@ -382,8 +386,15 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
             away = slice(c0 + t_c0 + m_c0, c1 - t_c1 + 1 - m_c1)
             before = lines[lo + t_lo + m_lo:lo_g, away].sum()
             after = lines[hi_g + 1:hi - t_hi + 1 - m_hi, away].sum()
+            a, b = lo_g, hi_g
         if min(before, after) > EMPTY_SIDE * max(before, after):
             continue
+        if darkness is not None:
+            m = 2 + max(t_c0, t_c1)  # clear of the line's and the bands' blurred flanks
+            empty = slice(b + 1 + m, hi - t_hi + 1 - m) if before >= after else slice(lo + t_lo + m, a - m)
+            beyond = darkness[empty, c0 + t_c0 + m:c1 - t_c1 + 1 - m]
+            if min(beyond.shape) >= 3 and _faint_lines(beyond, axis=0).size:
+                continue  # the maze's faint cell grid runs on beyond it: a wall cutting the maze off
         if before >= after:
             hi, t_hi = hi_g, hi_g - lo_g + 1
         else:

@@ -598,3 +598,31 @@ def test_an_agent_dot_a_few_pixels_across_in_a_large_cell_is_learned() -> None:
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how == "moved" and agent.hue_class == (35, 85), agent
     assert MIN_AGENT <= agent.area < 0.001 and agent.saturation < 180
+
+
+def test_a_wall_cutting_off_a_row_of_open_cells_is_not_the_border() -> None:
+    # a 3x3 maze on a faint cell grid whose bottom row is walled off by a line from border to
+    # border, with no wall inside that row: no ink beyond the line, so it was read as the
+    # border of a 2x3 maze in a frame (mazeworld 33535 i00040); the faint grid runs on below it
+    import cv2
+
+    cell, margin = 200, 30
+    img = np.full((3 * cell + 2 * margin, 3 * cell + 2 * margin, 3), 255, np.uint8)
+    for i in range(1, 3):  # the faint cell grid
+        cv2.line(img, (margin + i * cell, margin), (margin + i * cell, margin + 3 * cell), (247, 247, 247), 1)
+        cv2.line(img, (margin, margin + i * cell), (margin + 3 * cell, margin + i * cell), (247, 247, 247), 1)
+    walls = [((0, 0), (3, 0)), ((0, 3), (3, 3)), ((0, 0), (0, 3)), ((3, 0), (3, 3)),  # the border
+             ((2, 0), (2, 3)),                                                       # the cutting wall
+             ((0, 2), (1, 2)), ((1, 0), (1, 1)), ((1, 1), (2, 1))]
+    for (r0, c0), (r1, c1) in walls:
+        cv2.line(img, (margin + c0 * cell, margin + r0 * cell), (margin + c1 * cell, margin + r1 * cell),
+                 (40, 40, 40), 2)
+    cv2.circle(img, (margin + cell // 2, margin + cell // 2), 30, (220, 40, 40), -1)            # goal (0, 0)
+    cv2.circle(img, (margin + 5 * cell // 2, margin + 3 * cell // 2), 30, (40, 180, 80), -1)    # start (1, 2)
+    img = cv2.GaussianBlur(img, (0, 0), 0.6)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == (3, 3)
+    w = reading.spec.walls
+    assert w[4, 1] and w[4, 3] and w[4, 5]              # the cutting wall
+    assert not w[5, 2] and not w[5, 4]                  # the open bottom row
