@@ -836,6 +836,12 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
         region = dark[max(0, y0):y1, max(0, x0):x1]
         faint_y = _line_centres(_faint_lines(region, axis=1)) + max(0, y0)
         faint_x = _line_centres(_faint_lines(region, axis=0)) + max(0, x0)
+        # a blurred border's flank beside it is no grid line: keep those a quarter of the finest
+        # candidate cell away from the border (they favoured coarse grids, whose tolerance is wider)
+        near_y = 0.25 * (b - t) / max(s[0] for s, _ in grids)
+        near_x = 0.25 * (r - l) / max(s[1] for s, _ in grids)
+        faint_y = faint_y[(faint_y - t > near_y) & (b - faint_y > near_y)]
+        faint_x = faint_x[(faint_x - l > near_x) & (r - faint_x > near_x)]
     for shape, edge_score in grids[:12]:
         vert, horiz = read_segments(dark, box, shape, thickness)
         aspect = abs(np.log(((b - t) / shape[0]) / ((r - l) / shape[1])))

@@ -178,6 +178,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (23535, 235, "mmgr", "stop_short"),   # border merged with black bars: a ring of walls inside read as the maze
     (24646, 12, "mmgr", "trail"),         # ... and corridors cut apart: a full-height wall read as the border
     (24646, 132, "mazeplot", "reach_leave"),  # a purple H.264 speck moving with the star learned as the agent
+    (33535, 46, "mmgr", "detour"),        # border merged with black bars (unparseable, counted as agreeing)
+    (33535, 95, "mazeplot", "wander"),    # blurred 0.5-px lines: the border's flanks as faint grid lines, read 2x2
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
