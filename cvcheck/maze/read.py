@@ -393,7 +393,9 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
             m = 2 + max(t_c0, t_c1)  # clear of the line's and the bands' blurred flanks
             empty = slice(b + 1 + m, hi - t_hi + 1 - m) if before >= after else slice(lo + t_lo + m, a - m)
             beyond = darkness[empty, c0 + t_c0 + m:c1 - t_c1 + 1 - m]
-            if min(beyond.shape) >= 3 and _faint_lines(beyond, axis=0).size:
+            # (a faint grid upscaled with the picture is wider than the 4 px the grid bonus looks for)
+            wide = max(4, int(0.05 * beyond.shape[1]))
+            if min(beyond.shape) >= 3 and _faint_lines(beyond, axis=0, max_width=wide).size:
                 continue  # the maze's faint cell grid runs on beyond it: a wall cutting the maze off
         if before >= after:
             hi, t_hi = hi_g, hi_g - lo_g + 1
@@ -430,17 +432,17 @@ def _stroke_thickness(ink: np.ndarray) -> float:
     return float(max(1, int(np.argmax(score))))
 
 
-def _faint_lines(region: np.ndarray, *, axis: int) -> np.ndarray:
+def _faint_lines(region: np.ndarray, *, axis: int, max_width: int = 4) -> np.ndarray:
     """Rows (``axis=1``) or columns (``axis=0``) of a darkness map on which a faint line runs
-    across it: a run of at most 4 whose median darkness is at least GRID_LINE_MIN, well above
-    the typical row or column (paper noise) and below ink, with paper on both sides (not the
-    blurred shoulder of a wall band)."""
+    across it: a run of at most ``max_width`` whose median darkness is at least GRID_LINE_MIN,
+    well above the typical row or column (paper noise) and below ink, with paper on both sides
+    (not the blurred shoulder of a wall band)."""
     med = np.median(region[::2] if axis == 0 else region[:, ::2], axis=axis)
     faint = (med >= GRID_LINE_MIN) & (med >= 3 * float(np.median(med)) + 0.005) & (med < INK_MIN)
     paper = np.concatenate([[True], med < GRID_LINE_MIN, [True]])  # padded: the region's ends count as paper
     keep = []
     for run in _index_runs(np.flatnonzero(faint)):
-        if run.size and run.size <= 4 and paper[run[0]] and paper[run[-1] + 2]:
+        if run.size and run.size <= max_width and paper[run[0]] and paper[run[-1] + 2]:
             keep.append(run)
     return np.concatenate(keep) if keep else np.zeros(0, np.int64)
 

@@ -192,3 +192,18 @@ def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: in
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
     assert r.metrics["cross_wall"] == labels["cross_wall"], r.details.get("notes")
     assert r.metrics["maze_changed"] == labels["maze_changed"], r.details.get("notes")
+
+
+@pytest.mark.parametrize("seed, index, look, behaviour", [
+    (9909, 108, "vmeval", "wander"),  # a full-height wall cutting off a column of open cells read as the border:
+                                      # the 3x3 maze file then met a 3x2 box, a changed maze and crossings
+])
+def test_held_out_videos_graded_as_labelled_with_the_maze_file(tmp_path: Path, seed: int, index: int, look: str,
+                                                                behaviour: str) -> None:
+    from benchmarks.mazeworld.corpus import CaseSpec, build_video
+
+    labels, _, _ = build_video(CaseSpec(seed, "video", index, look, behaviour), tmp_path)
+    r = grade(tmp_path / "answer.mp4", config=Config(), maze=tmp_path / "maze.json")
+    assert r.status.value == "ok", r.details.get("reason")
+    assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
+    assert (r.metrics["cross_wall"], r.metrics["maze_changed"]) == (labels["cross_wall"], labels["maze_changed"])
