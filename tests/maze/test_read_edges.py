@@ -498,11 +498,10 @@ def test_an_agent_leaving_a_copy_of_the_start_marker_is_sized_as_the_marker() ->
     assert agent.area <= 1.5 * reading.look.start.area
 
 
-def test_a_lattice_on_black_bars_is_not_read_as_an_island_of_its_walls() -> None:
-    # the border merges with letterbox bars on every side, which make most of the maze's rows
-    # mostly ink; a ring of walls standing free inside the maze was then the largest bordered
-    # structure left, and was read as a 2x3 maze with no markers (mazeworld 23535 v00235)
-    art = """
+#: a ring of walls standing free inside the maze (mazeworld 23535 v00235): the border merges with
+#: letterbox bars on every side, which make most of the maze's rows mostly ink, and the ring was
+#: the largest bordered structure left, read as a 2x3 maze with no markers
+RING_INSIDE = """
 ###########
 #S        #
 # ####### #
@@ -513,20 +512,10 @@ def test_a_lattice_on_black_bars_is_not_read_as_an_island_of_its_walls() -> None
 #        E#
 ###########
 """
-    img, spec = _lattice(22, art)
-    frame = np.zeros((480, 832, 3), np.uint8)
-    frame[40:40 + img.shape[0], 290:290 + img.shape[1]] = img
-    reading = read_maze(frame)
-    assert not isinstance(reading, Unparseable), reading
-    assert reading.look.grid == (4, 5)
-    assert np.array_equal(reading.spec.walls, spec.walls)
-
-
-def test_a_lattice_on_black_bars_with_corridors_cut_apart_reads_whole() -> None:
-    # cells walled in on every side split the corridors into several enclosed regions, and a
-    # wall running the maze's full height between the bars was taken for its border: the maze
-    # read as 3x2 with no walls found (mazeworld 24646 v00012, a 2-fps strip)
-    art = """
+#: cells walled in on every side split the corridors into several enclosed regions, and a wall
+#: running the maze's full height between the bars was taken for its border: read as 3x2 with
+#: no walls found (mazeworld 24646 v00012, a 2-fps strip)
+CUT_APART = """
 #############
 # # # # #   #
 # ### #######
@@ -535,12 +524,17 @@ def test_a_lattice_on_black_bars_with_corridors_cut_apart_reads_whole() -> None:
 # #   #     #
 #############
 """
-    img, spec = _lattice(50, art)
+
+
+@pytest.mark.parametrize("art, unit, at, grid", [(RING_INSIDE, 22, (40, 290), (4, 5)),
+                                                 (CUT_APART, 50, (65, 91), (3, 6))])
+def test_a_lattice_on_black_bars_reads_whole(art: str, unit: int, at: tuple[int, int], grid) -> None:
+    img, spec = _lattice(unit, art)
     frame = np.zeros((480, 832, 3), np.uint8)
-    frame[65:65 + img.shape[0], 91:91 + img.shape[1]] = img
+    frame[at[0]:at[0] + img.shape[0], at[1]:at[1] + img.shape[1]] = img
     reading = read_maze(frame)
     assert not isinstance(reading, Unparseable), reading
-    assert reading.look.grid == (3, 6)
+    assert reading.look.grid == grid
     assert np.array_equal(reading.spec.walls, spec.walls)
 
 
