@@ -603,11 +603,14 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
 # -- walls ------------------------------------------------------------------------------------
 
 def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: float,
-                  *, slack: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+                  *, slack: float = 0.1, trim: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Darkness of every boundary segment: (rows, cols+1) vertical and (rows+1, cols) horizontal.
 
     Each is the mean, over the central half of the segment, of the darkest pixel across
-    the line within ``thickness / 2 + slack x pitch`` of its expected position.
+    the line within ``thickness / 2 + slack x pitch`` of its expected position; with ``trim``,
+    leaving out the darkest quarter of those (a dark object's end across an opening, a
+    flag's black pole, is no wall: a wall runs the whole segment). Grids are compared
+    untrimmed: a wrong grid's segments, cut across walls, would read cleaner trimmed.
     """
     t, l, b, r = box
     rows, cols = grid
@@ -618,11 +621,22 @@ def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: 
     # one gather per direction: along = the central half of each segment, across = the window
     along_y = _span(t + (np.arange(rows) + 0.25) * py, 0.5 * py, h)             # (rows, L)
     across_x = _span(l + np.arange(cols + 1) * px - half_x, 2 * half_x, w)      # (cols+1, W)
-    vert = dark[along_y[:, :, None, None], across_x[None, None, :, :]].max(axis=3).mean(axis=1)
+    mean = _trimmed_mean if trim else np.mean
+    vert = mean(dark[along_y[:, :, None, None], across_x[None, None, :, :]].max(axis=3), axis=1)
     across_y = _span(t + np.arange(rows + 1) * py - half_y, 2 * half_y, h)      # (rows+1, W)
     along_x = _span(l + (np.arange(cols) + 0.25) * px, 0.5 * px, w)             # (cols, L)
-    horiz = dark[across_y[:, :, None, None], along_x[None, None, :, :]].max(axis=1).mean(axis=2)
+    horiz = mean(dark[across_y[:, :, None, None], along_x[None, None, :, :]].max(axis=1), axis=2)
     return vert.astype(np.float32), horiz.astype(np.float32)
+
+
+SEGMENT_TRIM = 0.25  #: the darkest share of a segment's length left out of its darkness
+
+
+def _trimmed_mean(values: np.ndarray, axis: int) -> np.ndarray:
+    """The mean along ``axis`` of all but the darkest SEGMENT_TRIM of the values."""
+    n = values.shape[axis]
+    keep = max(1, n - int(SEGMENT_TRIM * n))
+    return np.sort(values, axis=axis).take(np.arange(keep), axis=axis).mean(axis=axis)
 
 
 def _span(starts: np.ndarray, length: float, limit: int) -> np.ndarray:
@@ -826,7 +840,8 @@ def _fit(vert: np.ndarray, horiz: np.ndarray) -> float:
 def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]],
                thickness: float) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
     """The candidate grid whose walls read most cleanly (edges on its lines x segment fit;
-    cells closer to square break near-ties), with its segment darkness."""
+    cells closer to square break near-ties), with its segment darkness (trimmed: see
+    :func:`read_segments`)."""
     best: tuple[float, tuple[int, int], np.ndarray, np.ndarray] | None = None
     t, l, b, r = box
     # Faint full-span lines (a light cell grid; walls too pale to count as ink) all lie on the
@@ -855,7 +870,8 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
         if best is None or quality > best[0] + 1e-9:
             best = (quality, shape, vert, horiz)
     assert best is not None
-    return best[1], best[2], best[3]
+    vert, horiz = read_segments(dark, box, best[1], thickness, trim=True)  # the walls of the grid chosen
+    return best[1], vert, horiz
 
 
 def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
