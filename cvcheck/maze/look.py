@@ -248,6 +248,8 @@ def detected_profile(look: MazeLook, agent: AgentLook) -> StyleProfile:
         min_saturation=int(max(40, min(150, 0.65 * min(agent.saturation, goal_saturation)))),
         agent_min_saturation=int(max(40, min(160, 0.7 * agent.saturation))),  # a pale trail is not the agent
         min_value=int(max(60, min(90, 0.5 * agent.value))),
-        agent_min_area=max(0.002, 0.3 * 4 * agent.area), agent_area=4 * agent.area,
+        # a third of the learned size, down to a third of the smallest agent learned (a 6-px dot in a
+        # 300-px cell at 1080p is 0.0006 cells^2; the old floor, 0.002 lattice cells^2, hid it)
+        agent_min_area=max(0.3 * 4 * MIN_AGENT, 0.3 * 4 * agent.area), agent_area=4 * agent.area,
         goal_min_area=max(0.002, 0.3 * 4 * goal_area),
         goal_changes_on_arrival=True, agent_is_start=True)
