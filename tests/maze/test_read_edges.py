@@ -620,3 +620,42 @@ def test_a_wall_cutting_off_a_row_of_open_cells_is_not_the_border() -> None:
     w = reading.spec.walls
     assert w[4, 1] and w[4, 3] and w[4, 5]              # the cutting wall
     assert not w[5, 2] and not w[5, 4]                  # the open bottom row
+
+
+def test_a_dark_pole_ending_across_an_opening_is_no_wall() -> None:
+    # faint 1-px lines, and a flag's black pole whose foot crosses the open boundary below its
+    # cell: the pole's few pixels along the segment averaged up to half a faint wall, and a
+    # valid walk through the opening failed as a walk across a wall (mazeworld 36868 v00250)
+    import cv2
+
+    cell, margin = 90, 40
+    img, spec = _thin_lines(cell, 1, 215, margin=margin)
+    x, y = margin + 2 * cell + int(0.6 * cell), margin + cell  # the open boundary below cell (0, 2)
+    cv2.rectangle(img, (x - 4, y - cell // 4), (x + 4, y + 3), (20, 20, 20), -1)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+def test_an_agent_dot_a_few_pixels_across_in_a_large_cell_is_tracked() -> None:
+    # the dot learned above must also be found on the canvas: the analysis floor of 0.002
+    # lattice cells^2 was above it (mazeworld wide sizes 38080 v00104, v00194: agent not found)
+    import cv2
+
+    from cvcheck.maze.video import analyse_video
+
+    cell, margin = 300, 40
+    base, spec, _ = _start_erased(cell, margin=margin)
+
+    def centre(r: int, c: int) -> tuple[int, int]:
+        return margin + c * cell + cell // 2, margin + r * cell + cell // 2
+
+    walk = [(0, 2), (0, 2), (1, 2), (1, 1), (1, 0), (2, 0), (3, 0), (3, 1), (3, 1), (3, 1)]
+    frames = []
+    for here in walk:
+        frame = base.copy()
+        cv2.circle(frame, centre(*here), 4, (80, 200, 130), -1)
+        frames.append(frame)
+    analysis = analyse_video(frames, None, config=Config().maze, fps=2.0)
+    assert not isinstance(analysis, Unparseable), analysis
+    assert len(analysis.track.tracked) >= len(walk) - 1
