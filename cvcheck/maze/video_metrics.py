@@ -289,8 +289,8 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
 
     *Reached*: the agent enters the goal cell (its centre within the cell, whose walls lie
     one lattice cell from its centre). *Stopped*: it ends there: every sighting in the last
-    ``settle_frames`` analysed frames is in the goal cell (leaving takes clearly crossing
-    into another cell), and so is the last sighting. Gliding to the cell's centre is
+    ``settle_frames`` analysed frames since it first arrived is in the goal cell (leaving
+    takes clearly crossing into another cell), and so is the last sighting. Gliding to the cell's centre is
     fine. An agent last seen entering the goal and never again is stopped (the goal marker
     or an arrival icon drawn over it hides it).
     """
@@ -310,7 +310,8 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
         frames = int(tracked[last_in + 1] - tracked[last_in])
         if step > LEAVE_STEP + 2.0 * (frames - 1):
             tracked, dist, inside = tracked[:last_in + 1], dist[:last_in + 1], inside[:last_in + 1]
-    window = tracked >= n - max(1, settle_frames)
+    # the last settle frames, from the first arrival on (an agent arriving in them has not left)
+    window = tracked >= max(n - max(1, settle_frames), first if first is not None else 0)
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
     occluded = bool(inside[-1]) and int(tracked[-1]) < n - 1
     if not inside[-1] and int(tracked[-1]) < n - 1 and dist[-1] <= NEAR_GOAL:

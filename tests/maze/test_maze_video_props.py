@@ -156,3 +156,17 @@ def test_a_goal_is_resized_against_its_recent_size_not_its_first_frames() -> Non
     briefly = np.full(n, 0.3)
     briefly[100:110] = 0.1
     assert bad(briefly) == list(range(100, 110))
+
+
+def test_an_agent_arriving_in_the_last_frames_has_stopped() -> None:
+    # a 30-fps video ending 7 frames after the agent entered the goal: the settle window (8
+    # frames) held its approach too, and a valid walk "did not stay" (mazeworld 39191 v00307)
+    goal = (3, 9)  # lattice cell; its centre is (3.5, 9.5)
+    approach = [(3.5, 9.5 + 0.5 * k) for k in range(8, 2, -1)]  # from two cells away, half a lattice cell a frame
+    arrived = [(3.5, 9.5)] * 7
+    pos = np.array(approach + arrived, float)
+    s = goal_settling(_track(pos), goal, settle_frames=8)
+    assert s.reached and s.stopped
+    # wandering out of it again within the window and back still fails
+    out_and_back = np.array(approach + [(3.5, 9.5), (3.5, 11.0), (3.5, 11.5), (3.5, 11.0), (3.5, 9.5)], float)
+    assert not goal_settling(_track(out_and_back), goal, settle_frames=8).stopped
