@@ -181,6 +181,7 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (33535, 46, "mmgr", "detour"),        # border merged with black bars (unparseable, counted as agreeing)
     (33535, 95, "mazeplot", "wander"),    # blurred 0.5-px lines: the border's flanks as faint grid lines, read 2x2
     (36868, 250, "mazeplot", "overshoot"),  # a flag's black pole across an opening of faint 0.5-px lines read as a wall
+    (39191, 307, "vmeval", "backtrack"),  # 30 fps, arrival 7 frames before the end: the settle window held the approach
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
