@@ -102,9 +102,9 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
                     style: str | StyleProfile | None, canvases: CanvasStore | None) -> MazeVideoAnalysis | Unparseable:
     # Decode ahead on the other cores while frames are analysed on this one, and while the maze
     # and the agent's look are read from the first ones (tens of ms of fixed work that decoding
-    # can fill). FFmpeg's own threads would take every core, the analysis's one too: on two
-    # cores one decoder thread verifies 3-22 % faster (MMGR-look 720p, whose analysis is cheaper
-    # than its decoding, 13 % slower; benchmarks/maze_real_speed.py).
+    # can fill). FFmpeg's own threads would take every core, the analysis's one too. Measured
+    # on two cores: 1-6 % faster for most looks and 11 % slower for MMGR-look 720p (whose analysis
+    # is cheaper than its decoding) on a quiet machine, 3 % more videos a second in a 2-worker batch.
     reader = iter_frames(path, stride=config.maze.video_stride, config=config.media, threads=_decode_threads())
     frame_bytes = 3 * reader.info.width * reader.info.height if reader.info else PREFETCH_BYTES
     frames = prefetched(reader, depth=max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes)))
