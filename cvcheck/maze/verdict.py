@@ -224,7 +224,9 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
         "goal": {"first_arrival": a.settling.first_arrival, "final_occluded": a.settling.final_occluded},
         "detected": a.detected(),
         "alignment": {"box": list(a.box) if a.box else None, "relocations": a.relocations,
-                      "canvas_cell_px": a.k, "track_pieces": [list(p) for p in tr.pieces]},
+                      "canvas_cell_px": a.k, "track_pieces": [list(p) for p in tr.pieces],
+                      "agent_saturation_floor": {"learned": a.style.agent_saturation,
+                                                 "lowest": a.lowest_agent_floor}},
         "notes": _video_notes(a, checks, config),
     }
     return _result(checks, _video_metrics(a, checks), details, id=id, modality="video", config_hash=config_hash)

@@ -68,6 +68,7 @@ class MazeVideoAnalysis:
     start_offset: float | None       #: maze cells
     box: tuple[int, int, int, int] | None
     relocations: int
+    lowest_agent_floor: int | None = None  #: the lowest saturation floor the agent was followed at
     look: MazeLook | None = None     #: how the video draws the maze (read from its first frames)
     agent: AgentLook | None = None   #: how it draws the agent (learned)
     maze_frame: int = 0              #: the frame the maze was read from
@@ -201,7 +202,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     return MazeVideoAnalysis(spec=spec, style=prof, k=k, offset=analyser.offset, ious=ious, goal_pos=goal_pos,
                              goal_area=goal_area, track=track, crossing=crossing, cells=cells, path=path,
                              loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
-                             box=analyser.box, relocations=analyser.relocations)
+                             box=analyser.box, relocations=analyser.relocations,
+                             lowest_agent_floor=analyser.lowest_agent_floor)
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,

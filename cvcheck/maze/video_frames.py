@@ -42,6 +42,8 @@ FAINT = 0.5           #: an agent blob down to this share of the minimum area is
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
 CONTINUE_RADIUS = 3.0  #: ... at most this far away (lattice cells; as far as the tracker links objects
 CONTINUE_PER_FRAME = 0.5  #: between frames), plus this per frame it was not seen
+VIVID_SHARE = 0.7     #: the agent's saturation floor: this share of how vivid it was last seen (its
+                      #: upper-quartile saturation), never above the floor learned from the first frames
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class FrameAnalyser:
         self._one = np.ones(1, np.uint8)
         self._last_head: tuple[float, float] | None = None
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
+        self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
+        self.lowest_agent_floor = self.agent_floor
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
@@ -196,10 +200,11 @@ class FrameAnalyser:
             else:
                 self.box, self.warp = old
         st = self.style
-        agent = hue_mask(hsv, st.agent_hue, min_saturation=st.agent_saturation, min_value=st.min_value)
+        agent = hue_mask(hsv, st.agent_hue, min_saturation=self.agent_floor, min_value=st.min_value)
         goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
         agents = self._continued(index, self._blobs(agent, FAINT * self.agent_min_px, with_overlap=True,
                                                     trail=True))
+        self._follow_vividness(hsv, agents)
         goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
         covered = float(np.count_nonzero(agent[self._goal_window])) / max(1, agent[self._goal_window].size)
@@ -289,6 +294,38 @@ class FrameAnalyser:
         self._recent = [p for p in self._recent if not any(near(p, b) for b in fresh)] + \
             [(index, b.row, b.col) for b in fresh]
         return kept
+
+    def _follow_vividness(self, hsv: np.ndarray, agents: list[Blob]) -> None:
+        """Set the agent's saturation floor for the next frame from how vivid it is now.
+
+        The floor learned from the first frames holds an agent that sits still on the start;
+        one that pales as the video goes on (a colour drift, a moving agent smeared by H.264)
+        would drop under it and be lost (mazeworld 41313 v00015: a 7-px star at saturation 230
+        on the start, 130-160 once it moves). Where exactly one fresh agent blob is kept, the
+        floor becomes VIVID_SHARE of the upper-quartile saturation of the agent-hued pixels
+        around it that count as coloured at all - never above the learned floor, never under
+        the style's colour floor. A trail it draws is paler in proportion (a blend with the
+        background), so it stays under the floor as the agent pales."""
+        st = self.style
+        fresh = [b for b in agents if b.fresh]
+        if len(fresh) != 1 or st.agent_saturation <= st.min_saturation:
+            return
+        b, k = fresh[0], self.k
+        cy, cx = (b.row - self.offset) * k + self.pad - 0.5, (b.col - self.offset) * k + self.pad - 0.5
+        half = max(2, int(round(0.75 * np.sqrt(self.agent_px if self.agent_px else b.area * k * k))))
+        h, w = hsv.shape[:2]
+        y0, y1 = max(0, int(cy) - half), min(h, int(cy) + half + 2)
+        x0, x1 = max(0, int(cx) - half), min(w, int(cx) + half + 2)
+        if y1 <= y0 or x1 <= x0:
+            return
+        win = hsv[y0:y1, x0:x1]
+        coloured = hue_mask(win, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
+        sat = win[:, :, 1][coloured > 0]
+        if sat.size < 4:
+            return
+        vivid = float(np.percentile(sat, 75))
+        self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, VIVID_SHARE * vivid)))
+        self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen

@@ -170,3 +170,39 @@ def test_an_agent_arriving_in_the_last_frames_has_stopped() -> None:
     # wandering out of it again within the window and back still fails
     out_and_back = np.array(approach + [(3.5, 9.5), (3.5, 11.0), (3.5, 11.5), (3.5, 11.0), (3.5, 9.5)], float)
     assert not goal_settling(_track(out_and_back), goal, settle_frames=8).stopped
+
+
+def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bounds() -> None:
+    # an agent learned vivid on the start (saturation 230, floor 160) that pales once it moves
+    # (H.264 smear, a colour drift) is followed at 0.7 of how vivid it is now (mazeworld 41313
+    # v00015: a 7-px star at 130-160 was lost and a walk that left the goal passed); the floor
+    # never rises above the learned one nor drops under the style's colour floor, and a trail
+    # blended half with the background stays under it
+    from dataclasses import replace
+
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import VIVID_SHARE, FrameAnalyser
+
+    style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=100, agent_min_saturation=160,
+                    agent_area=0.5)
+    analyser = FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
+    assert analyser.agent_floor == 160
+
+    def seen_at(saturation: int) -> int:
+        hsv = np.zeros((110, 110, 3), np.uint8)
+        hsv[..., 2] = 255
+        hsv[30:37, 30:37] = (65, saturation, 200)      # the agent, centred on lattice (3.3, 3.3)
+        hsv[33:35, 10:30] = (65, saturation // 2, 230)  # its trail: half as vivid
+        analyser._follow_vividness(hsv, [Blob(3.3, 3.3, 0.49)])
+        return analyser.agent_floor
+
+    assert seen_at(150) == int(VIVID_SHARE * 150)
+    assert seen_at(150) > 150 // 2                   # the trail stays under the floor
+    assert seen_at(250) == 160                       # back to vivid: the learned floor, no higher
+    assert seen_at(110) == 100                       # the style's colour floor bounds it below
+    assert analyser.lowest_agent_floor == 100
+    # two agent-coloured objects: which one is the agent is the tracker's call; the floor stays
+    before = analyser.agent_floor
+    analyser._follow_vividness(np.zeros((110, 110, 3), np.uint8), [Blob(3.3, 3.3, 0.49), Blob(7.5, 7.5, 0.49)])
+    assert analyser.agent_floor == before
