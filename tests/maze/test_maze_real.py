@@ -201,6 +201,8 @@ def test_held_out_videos_graded_as_labelled_with_the_maze_file(tmp_path: Path, s
 @pytest.mark.parametrize("seed, index, look, behaviour", [
     (38080, 104, "vmeval", "valid"),  # 1024x1024, a 6-px dot in 277-px cells: under the analysis floor
     (38080, 194, "vmeval", "trail"),  # 1920x1080, the same
+    (41313, 15, "mazeplot", "reach_leave"),  # 480x832, CRF 32: a 7-px star paler than on the start once it
+                                             # moves, lost after leaving the goal and taken for hidden there
 ])
 def test_held_out_wide_size_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                       behaviour: str) -> None:
