@@ -540,10 +540,13 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     whole = (dark[oy0:oy1, ox0:ox1] >= INK_MIN).astype(np.uint8)
     inside = (slice(y0 - oy0 + 2, y1 - oy0 - 2), slice(x0 - ox0 + 2, x1 - ox0 - 2))  # clear of the border
     faint = (dark[oy0:oy1, ox0:ox1] >= FAINT_INK_MIN).astype(np.uint8)
-    if faint[inside].sum() > 3 * whole[inside].sum():  # walls blurred paler than ink, border still ink
-        whole = faint
     if colour is not None:
         whole = _without_marker_ink(whole, colour[oy0:oy1, ox0:ox1])
+        faint = _without_marker_ink(faint, colour[oy0:oy1, ox0:ox1])
+    # walls blurred paler than ink, border still ink (told apart once the markers' own ink is
+    # gone: a flag's black pole outweighed a 3x3 maze's few grey 1-px walls, mazeworld 42424 v00250)
+    if faint[inside].sum() > 3 * whole[inside].sum():
+        whole = faint
     ink = whole[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0]
     # Interior walls are never thicker than the border (as thick in lattice looks, thinner
     # in MazePlot); the border's own bands are the steadier measure in tiny mazes.
