@@ -40,6 +40,7 @@ GREW = 3.0             #: a blob on the start growing this much is an agent draw
 STEADY = 1.5           #: sightings within this size ratio are one steady look of the agent
 ON_MARKER = 0.1        #: an object on the start marker from the first frame is at least this share of the
                        #: marker's area to be the agent (less: a compression fringe of the marker's edge)
+UNCOVERED_AT = 0.25    #: cells: an uncovered start marker ends centred this near the start
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
 MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
 LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
@@ -76,6 +77,8 @@ class _Spread:
     first: int              #: the frame it was first seen on the start
     far: float              #: cells: farthest from the start (a growing trail counts as moved)
     frames_seen: int        #: frames it was seen in
+    grew: bool = False      #: grew GREW x from its first sighting (counted as moved: a trail)
+    reach: float = 0.0      #: cells: farthest its sightings' centres were from the start
 
     @property
     def moved(self) -> bool:
@@ -114,7 +117,7 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Sprea
         return None
     # an agent drawing a trail stays one growing blob whose centre lags behind it
     grew = max(b.area for b in followed) >= GREW * followed[0].area
-    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen)
+    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen, grew=grew, reach=far)
 
 
 def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) -> AgentLook:
@@ -143,6 +146,10 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # a speck moving with a far larger object seen in more frames is its fringe (a blurred blue
     # star's edge reads purple under H.264), not an icon that appeared over it later
     moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) for o in moved if o != c)]
+    # the start marker coming out from under an agent that leaves it slowly grows as a trail
+    # does, but ends as the marker, where it was (mazeworld 42424 v00250: a large star gliding
+    # off a MazePlot start circle at 0.12 cells a frame; the circle was taken for the agent)
+    moved = [c for c in moved if not (c == marker_cls and _uncovered(options[c], look.start, start))]
     stayed = [cls for cls, o in options.items() if o.stayed]
     how, pick = "default", None
     if moved:  # the latest to appear; then one not of the start marker's colour
@@ -197,6 +204,18 @@ def _fringe_of(small: _Spread, large: _Spread) -> bool:
     """Whether a moving candidate is a fringe or speck of a larger one: under ON_MARKER of its
     size and seen in fewer frames."""
     return _typical_area(small) < ON_MARKER * _typical_area(large) and small.frames_seen < large.frames_seen
+
+
+def _uncovered(option: _Spread, marker: Marker | None, start: tuple[float, float]) -> bool:
+    """Whether a start-marker-coloured object that "moved" only by growing is the marker itself,
+    uncovered: it never left the start, and it ends at least about the marker's size as read
+    (read from a frame the agent covered it in, it was smaller) centred on the start. A trail
+    the agent draws grows along its way: its centre leaves the start as it grows."""
+    if marker is None or not option.grew or option.reach - NEAR_START > MOVED:
+        return False
+    last = option.followed[-1]
+    return last.area * STEADY >= marker.area and float(np.hypot(last.row - start[0],
+                                                                last.col - start[1])) <= UNCOVERED_AT
 
 
 def _sized_on_marker(option: _Spread, marker: Marker | None) -> bool:

@@ -222,3 +222,20 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     assert r.metrics["cross_wall"] == labels["cross_wall"], r.details.get("notes")
     assert r.metrics["maze_changed"] == labels["maze_changed"], r.details.get("notes")
 
+
+def test_a_start_marker_uncovered_by_a_slow_agent_is_not_learned_as_the_agent(tmp_path: Path) -> None:
+    # the maze read from a frame where a large star covers the start circle (mazeworld 42424
+    # v00250, frame 4): as the star glides off at 0.12 cells a frame, the circle grows back
+    # from its pieces like a trail; it ends the marker, centred on the start, so the star is
+    # the agent
+    from benchmarks.mazeworld.corpus import CaseSpec, build_video
+    from cvcheck.maze.look import learn_agent
+    from cvcheck.maze.read import BLUE, read_maze
+    from cvcheck.media.video import iter_frames
+
+    build_video(CaseSpec(42424, "video", 250, "mazeplot", "overshoot"), tmp_path)
+    frames = list(iter_frames(tmp_path / "answer.mp4", config=Config().media))[4:16]
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading.reason
+    assert reading.look.start is not None and reading.look.start.area < 0.5 * 0.31  # a piece of the circle
+    assert learn_agent(frames, reading.look, reading.spec).hue_class == BLUE
