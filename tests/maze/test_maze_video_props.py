@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,3 +207,13 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
     before = analyser.agent_floor
     analyser._follow_vividness(np.zeros((110, 110, 3), np.uint8), [Blob(3.3, 3.3, 0.49), Blob(7.5, 7.5, 0.49)])
     assert analyser.agent_floor == before
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 50, 333])
+def test_the_upper_quartile_is_numpys_75th_percentile(size: int) -> None:
+    from cvcheck.maze.video_frames import _upper_quartile
+
+    rng = np.random.default_rng(size)
+    for _ in range(50):
+        values = rng.integers(0, 256, size).astype(np.uint8)
+        assert _upper_quartile(values) == float(np.percentile(values, 75))
