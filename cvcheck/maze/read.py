@@ -37,6 +37,7 @@ from ..vision.arrays import as_rgb
 from .lattice import Cell, MazeSpec, lattice_to_cell
 
 PAPER_PERCENTILE = 95  #: the paper's brightness: this percentile of the pixels' value
+FAINT_WALL_GAP = 0.06  #: darkness between tight groups of open boundaries and walls (less twice their spread)
 INK_MIN = 0.25         #: darkness (share of the paper's brightness) that counts as ink when locating
 FAINT_INK_MIN = 0.12   #: ... tried when nothing is found at INK_MIN (1-px grey lines blurred to ~0.2)
 GRID_LINE_MIN = 0.015  #: median darkness along a row or column of the maze that makes it a faint grid line
@@ -683,7 +684,10 @@ def wall_threshold(vert: np.ndarray, horiz: np.ndarray) -> tuple[float, float, f
     level = float(np.median(border))
     if inner.size >= 2:
         thr, low, high = _otsu(inner)
-        if high - low >= 0.15 and thr < level:
+        # two groups 0.15 apart, or closer but each tight (blurred 1-px walls at 0.14 over paper
+        # at 0.01: mazeworld 44646 v00021 was read with no inner wall); noise alone is neither
+        spread = float(np.minimum(np.abs(inner - low), np.abs(inner - high)).mean())
+        if thr < level and (high - low >= 0.15 or high - low - 2 * spread >= FAINT_WALL_GAP):
             return thr, high, low
     open_level = min(float(np.percentile(inner, 20)) if inner.size else 0.0, 0.5 * level)
     return (level + open_level) / 2, level, open_level
