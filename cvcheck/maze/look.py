@@ -23,7 +23,7 @@ and a large icon are both found without fixed minimum areas.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,7 @@ GREW = 3.0             #: a blob on the start growing this much is an agent draw
 STEADY = 1.5           #: sightings within this size ratio are one steady look of the agent
 ON_MARKER = 0.1        #: an object on the start marker from the first frame is at least this share of the
                        #: marker's area to be the agent (less: a compression fringe of the marker's edge)
+FRINGE_REACH = 0.25    #: cells beyond a larger object's edge a compression fringe of it stays within
 UNCOVERED_AT = 0.25    #: cells: an uncovered start marker ends centred this near the start
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
 MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
@@ -79,6 +80,7 @@ class _Spread:
     frames_seen: int        #: frames it was seen in
     grew: bool = False      #: grew GREW x from its first sighting (counted as moved: a trail)
     reach: float = 0.0      #: cells: farthest its sightings' centres were from the start
+    by_frame: dict[int, list[Marker]] = field(default_factory=dict)  #: the sightings of each frame
 
     @property
     def moved(self) -> bool:
@@ -99,6 +101,7 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Sprea
     first: int | None = None
     followed: list[Marker] = []
     current: list[Marker] = []
+    by_frame: dict[int, list[Marker]] = {}
     far, seen = 0.0, 0
     for f, blobs in enumerate(per_frame):
         if first is None:
@@ -106,18 +109,21 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Sprea
             if current:
                 first, seen = f, 1
                 followed += current
+                by_frame[f] = current
             continue
         nxt = [b for b in blobs if any(np.hypot(b.row - c.row, b.col - c.col) <= FOLLOW for c in current)]
         if nxt:
             current = nxt
             followed += nxt
+            by_frame[f] = nxt
             seen += 1
             far = max(far, max(float(np.hypot(b.row - start[0], b.col - start[1])) for b in nxt))
     if first is None:
         return None
     # an agent drawing a trail stays one growing blob whose centre lags behind it
     grew = max(b.area for b in followed) >= GREW * followed[0].area
-    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen, grew=grew, reach=far)
+    return _Spread(followed, first, far + (MOVED + NEAR_START if grew else 0.0), seen, grew=grew, reach=far,
+                   by_frame=by_frame)
 
 
 def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) -> AgentLook:
@@ -154,7 +160,9 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     how, pick = "default", None
     if moved:  # the latest to appear; then one not of the start marker's colour
         how, pick = "moved", max(moved, key=lambda c: (options[c].first, c != marker_cls, options[c].far))
-    elif appeared := [c for c in stayed if options[c].first > 0]:  # the one seen most often
+    elif appeared := [c for c in stayed if options[c].first > 0
+                      and not (_vanished_in_place(options[c], len(frames))
+                               and not _sized_on_marker(options[c], look.start))]:  # the one seen most often
         how, pick = "appeared", max(appeared, key=lambda c: (len(options[c].followed),
                                                              max(b.area for b in options[c].followed),
                                                              -options[c].first))
@@ -202,8 +210,37 @@ def _typical_area(option: _Spread) -> float:
 
 def _fringe_of(small: _Spread, large: _Spread) -> bool:
     """Whether a moving candidate is a fringe or speck of a larger one: under ON_MARKER of its
-    size and seen in fewer frames."""
-    return _typical_area(small) < ON_MARKER * _typical_area(large) and small.frames_seen < large.frames_seen
+    size, and seen in fewer frames or only ever at the larger one's edge (a blue star's purple
+    H.264 rim, seen in every frame the star is: mazeworld 46868 v00214)."""
+    return _typical_area(small) < ON_MARKER * _typical_area(large) and (
+        small.frames_seen < large.frames_seen or _clings_to(small, large))
+
+
+def _clings_to(small: _Spread, large: _Spread) -> bool:
+    """Whether every sighting of ``small`` lies at most FRINGE_REACH cells beyond the edge of a
+    sighting of ``large`` in the same frame."""
+    for f, blobs in small.by_frame.items():
+        others = large.by_frame.get(f)
+        if not others:
+            return False
+        for b in blobs:
+            if not any(float(np.hypot(b.row - o.row, b.col - o.col)) <= np.sqrt(o.area / np.pi) + FRINGE_REACH
+                       for o in others):
+                return False
+    return bool(small.by_frame)
+
+
+def _vanished_in_place(option: _Spread, frames: int) -> bool:
+    """Whether an object that appeared was gone before the last learning frame without having
+    moved (its last sighting under MOVED cells from its first). One that is also under
+    ON_MARKER of the start marker is a compression speck that came and went (mazeworld 44646
+    v00156: a blue speck on an MMGR start for three frames, learned as the agent while the
+    green square was leaving); an agent leaves the window, stays, or enters the goal's cell."""
+    last = max(option.by_frame)
+    if last >= frames - 1:
+        return False
+    a, b = option.by_frame[option.first][0], option.by_frame[last][0]
+    return float(np.hypot(a.row - b.row, a.col - b.col)) < MOVED
 
 
 def _uncovered(option: _Spread, marker: Marker | None, start: tuple[float, float]) -> bool:
