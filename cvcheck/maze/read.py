@@ -396,7 +396,8 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
             beyond = darkness[empty, c0 + t_c0 + m:c1 - t_c1 + 1 - m]
             # (a faint grid upscaled with the picture is wider than the 4 px the grid bonus looks for)
             wide = max(4, int(0.05 * beyond.shape[1]))
-            if min(beyond.shape) >= 3 and _faint_lines(beyond, axis=0, max_width=wide).size:
+            # (a run at the region's top or bottom is the blurred flank of a border band: 47979 v00251)
+            if min(beyond.shape) >= 3 and _faint_lines(beyond, axis=0, max_width=wide, at_ends=False).size:
                 continue  # the maze's faint cell grid runs on beyond it: a wall cutting the maze off
         if before >= after:
             hi, t_hi = hi_g, hi_g - lo_g + 1
@@ -433,16 +434,20 @@ def _stroke_thickness(ink: np.ndarray) -> float:
     return float(max(1, int(np.argmax(score))))
 
 
-def _faint_lines(region: np.ndarray, *, axis: int, max_width: int = 4) -> np.ndarray:
+def _faint_lines(region: np.ndarray, *, axis: int, max_width: int = 4, at_ends: bool = True) -> np.ndarray:
     """Rows (``axis=1``) or columns (``axis=0``) of a darkness map on which a faint line runs
     across it: a run of at most ``max_width`` whose median darkness is at least GRID_LINE_MIN,
     well above the typical row or column (paper noise) and below ink, with paper on both sides
-    (not the blurred shoulder of a wall band)."""
+    (not the blurred shoulder of a wall band). The region's ends count as paper; with
+    ``at_ends=False`` a run touching them is left out (there it is the blurred flank of a
+    band just beyond the region)."""
     med = np.median(region[::2] if axis == 0 else region[:, ::2], axis=axis)
     faint = (med >= GRID_LINE_MIN) & (med >= 3 * float(np.median(med)) + 0.005) & (med < INK_MIN)
     paper = np.concatenate([[True], med < GRID_LINE_MIN, [True]])  # padded: the region's ends count as paper
     keep = []
     for run in _index_runs(np.flatnonzero(faint)):
+        if not at_ends and run.size and (run[0] == 0 or run[-1] == med.size - 1):
+            continue
         if run.size and run.size <= max_width and paper[run[0]] and paper[run[-1] + 2]:
             keep.append(run)
     return np.concatenate(keep) if keep else np.zeros(0, np.int64)

@@ -186,6 +186,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
                                             # 2x2, the maze read under the star, the start circle taken for the agent
     (44646, 21, "mazeplot", "backtrack"),  # blurred 1-px walls at 0.14 darkness over paper at 0.01: no inner wall read
     (44646, 156, "mmgr", "valid"),          # a blue speck on the start for three frames learned as the agent
+    (47979, 251, "mazeplot", "wander"),     # 6x5 in a wider axes frame: the blurred flank of the frame's top band
+                                            # taken for a faint grid beyond the maze's right border, read 6x6
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
@@ -225,6 +227,8 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
     assert r.metrics["cross_wall"] == labels["cross_wall"], r.details.get("notes")
     assert r.metrics["maze_changed"] == labels["maze_changed"], r.details.get("notes")
+    assert r.metrics["reflection"] == labels["reflection"], r.details.get("notes")
+    assert r.metrics["target_achievement"] == labels["target_achievement"], r.details.get("notes")
 
 
 def test_a_start_marker_uncovered_by_a_slow_agent_is_not_learned_as_the_agent(tmp_path: Path) -> None:

@@ -701,3 +701,18 @@ def test_an_agent_dot_a_few_pixels_across_in_a_large_cell_is_tracked() -> None:
     analysis = analyse_video(frames, None, config=Config().maze, fps=2.0)
     assert not isinstance(analysis, Unparseable), analysis
     assert len(analysis.track.tracked) >= len(walk) - 1
+
+
+def test_a_faint_run_at_the_end_of_the_region_beyond_a_border_is_a_band_flank_not_a_grid_line() -> None:
+    # beyond a maze's full-height border inside a wider axes frame, the strip's first rows hold
+    # the blurred flank of the frame's top band: taken for the maze's faint cell grid running on,
+    # the border was read as a wall and a 6x5 maze as 6x6 (mazeworld 47979 v00251); a faint line
+    # inside the strip still counts
+    from cvcheck.maze.read import _faint_lines
+
+    strip = np.full((60, 10), 0.002)
+    strip[:2] = 0.016                     # the flank, at the strip's first rows
+    assert _faint_lines(strip, axis=1).size                    # the region's ends count as paper ...
+    assert not _faint_lines(strip, axis=1, at_ends=False).size  # ... unless told they are a band's flank
+    strip[30:32] = 0.05                   # a grid line across the strip
+    assert list(_faint_lines(strip, axis=1, at_ends=False)) == [30, 31]
