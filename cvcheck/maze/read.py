@@ -691,8 +691,7 @@ def wall_threshold(vert: np.ndarray, horiz: np.ndarray) -> tuple[float, float, f
         thr, low, high = _otsu(inner)
         # two groups 0.15 apart, or closer but each tight (blurred 1-px walls at 0.14 over paper
         # at 0.01: mazeworld 44646 v00021 was read with no inner wall); noise alone is neither
-        spread = float(np.minimum(np.abs(inner - low), np.abs(inner - high)).mean())
-        if thr < level and (high - low >= 0.15 or high - low - 2 * spread >= FAINT_WALL_GAP):
+        if thr < level and (high - low >= 0.15 or _separation(inner, low, high) >= FAINT_WALL_GAP):
             return thr, high, low
     open_level = min(float(np.percentile(inner, 20)) if inner.size else 0.0, 0.5 * level)
     return (level + open_level) / 2, level, open_level
@@ -849,8 +848,14 @@ def _fit(vert: np.ndarray, horiz: np.ndarray) -> float:
     if inner.size < 2:
         return 0.0
     _, low, high = _otsu(inner)
-    spread = float(np.minimum(np.abs(inner - low), np.abs(inner - high)).mean())
-    return max(0.0, high - low - 2 * spread)
+    return max(0.0, _separation(inner, low, high))
+
+
+def _separation(values: np.ndarray, low: float, high: float) -> float:
+    """How far apart two groups of values around ``low`` and ``high`` are, less twice their
+    spread (the mean distance of each value to the nearer group)."""
+    spread = float(np.minimum(np.abs(values - low), np.abs(values - high)).mean())
+    return high - low - 2 * spread
 
 
 def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]],

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cvcheck.config import Config
-from cvcheck.maze.read import read_maze
+from cvcheck.maze.read import MazeReading, read_maze
 from cvcheck.maze.spec_io import spec_from_ascii
 from cvcheck.maze.video import analyse_video
 from cvcheck.schema import Unparseable
@@ -282,16 +282,7 @@ def test_a_speck_seen_once_beside_the_start_is_not_the_agent() -> None:
     from cvcheck.maze.look import learn_agent
 
     unit = 40
-    img, spec = _lattice(unit)
-    reading = read_maze(img)
-    assert not isinstance(reading, Unparseable), reading
-    r, c = spec.start
-    frames = []
-    for f in range(12):
-        frame = img.copy()
-        if f == 7:
-            frame[r * unit + 30:r * unit + 33, c * unit + 35:c * unit + 38] = (70, 70, 190)
-        frames.append(frame)
+    frames, reading, (r, c) = _speck_beside_the_start(unit, in_frames=(7,))
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how != "appeared" and agent.hue_class == (35, 85)
     # a blue icon that appears in frame 1 and stays is the agent (maze-dataset's star), also
@@ -311,7 +302,15 @@ def test_a_speck_that_comes_and_goes_on_the_start_is_not_the_agent() -> None:
     # a tenth of the marker's size or more that is seen briefly is still taken (see above)
     from cvcheck.maze.look import learn_agent
 
-    unit = 40
+    frames, reading, _ = _speck_beside_the_start(40, in_frames=(7, 8, 9))
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.hue_class == (35, 85), agent
+
+
+def _speck_beside_the_start(unit: int, *, in_frames: tuple[int, ...]) -> tuple[list[np.ndarray], MazeReading,
+                                                                                tuple[int, int]]:
+    """Twelve frames of an MMGR lattice with a 3-px blue speck beside its start in ``in_frames``:
+    (frames, the maze read from the first, the start's lattice cell)."""
     img, spec = _lattice(unit)
     reading = read_maze(img)
     assert not isinstance(reading, Unparseable), reading
@@ -319,11 +318,10 @@ def test_a_speck_that_comes_and_goes_on_the_start_is_not_the_agent() -> None:
     frames = []
     for f in range(12):
         frame = img.copy()
-        if f in (7, 8, 9):
+        if f in in_frames:
             frame[r * unit + 30:r * unit + 33, c * unit + 35:c * unit + 38] = (70, 70, 190)
         frames.append(frame)
-    agent = learn_agent(frames, reading.look, reading.spec)
-    assert agent.hue_class == (35, 85), agent
+    return frames, reading, (r, c)
 
 
 def test_faint_walls_in_two_tight_groups_are_walls_and_noise_alone_is_not() -> None:
