@@ -1,8 +1,11 @@
 """Following the agent through a video: tracklets of nearby detections, then one track.
 
 Detections (agent-coloured blobs per frame) are linked frame to frame into
-*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame). The
-agent's track is then chained from tracklets that never coexist:
+*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame). A still
+object that flickers (a look-alike on a wall junction, seen in some frames only) keeps
+its tracklet: seen again where it stood within ``REVIVE_FRAMES`` frames, it continues
+it, so that the agent passing by is not linked onto it. The agent's track is then
+chained from tracklets that never coexist:
 
 1. it starts with the earliest tracklet (nearest the start cell on ties);
 2. when it ends, the next piece is the earliest tracklet starting *after* it that
@@ -34,9 +37,10 @@ STATIC_SPAN = 0.6     #: a tracklet moving less than this (lattice cells) is a s
 SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split off from it
 SPLIT_MIN = 0.5       #: ... and at least this far from it (two blobs, not one flickering)
 SPLIT_WATCH = 8       #: frames the followed object must stay still after a mover appears
+REVIVE_FRAMES = 8     #: frames a still object may go unseen and still continue its tracklet where it stood
 
 
-@dataclass
+@dataclass(eq=False)  # an object followed through the video: compared by identity
 class Tracklet:
     frames: list[int] = field(default_factory=list)
     blobs: list[Blob] = field(default_factory=list)
@@ -74,16 +78,26 @@ class Track:
 
 
 def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
-    """Greedy nearest-neighbour linking of detections in consecutive frames."""
+    """Greedy nearest-neighbour linking of detections in consecutive frames; a still object
+    unseen for at most REVIVE_FRAMES frames is continued by a detection where it stood.
+
+    Without that, a look-alike on a wall junction that shows in some frames only starts a
+    new tracklet each time it reappears, and when it reappears nearer the agent's last
+    position than the agent itself (a 2-fps strip: the agent moves a whole cell a frame),
+    the agent's tracklet is linked onto it (mazeworld 52424 v00221)."""
     done: list[Tracklet] = []
     active: list[Tracklet] = []
+    resting: list[Tracklet] = []  # still objects unseen lately (also in done until seen again)
     for t, blobs in enumerate(detections):
+        resting = [tr for tr in resting if t - tr.end - 1 <= REVIVE_FRAMES]
+        candidates = active + resting
         pairs = []
-        for a, tr in enumerate(active):
+        for a, tr in enumerate(candidates):
             p = tr.last()
+            reach = LINK_RADIUS if a < len(active) else STATIC_SPAN  # a still object stays where it stood
             for b, blob in enumerate(blobs):
                 d = float(np.hypot(blob.row - p[0], blob.col - p[1]))
-                if d <= LINK_RADIUS:
+                if d <= reach:
                     pairs.append((d, a, b))
         pairs.sort()
         used_a, used_b = set(), set()
@@ -92,11 +106,19 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
                 continue
             used_a.add(a)
             used_b.add(b)
-            active[a].frames.append(t)
-            active[a].blobs.append(blobs[b])
+            candidates[a].frames.append(t)
+            candidates[a].blobs.append(blobs[b])
         still: list[Tracklet] = []
-        for a, tr in enumerate(active):
-            (still if a in used_a else done).append(tr)
+        for a, tr in enumerate(candidates):
+            if a in used_a:
+                if a >= len(active):  # seen again where it stood
+                    done.remove(tr)
+                    resting.remove(tr)
+                still.append(tr)
+            elif a < len(active):
+                done.append(tr)
+                if _still(tr):
+                    resting.append(tr)
         for b, blob in enumerate(blobs):
             if b not in used_b:
                 still.append(Tracklet(frames=[t], blobs=[blob]))
@@ -165,6 +187,14 @@ def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:
             return Tracklet(frames=frames[:i], blobs=blobs[:i]) if i else current
         i = j
     return current
+
+
+def _still(tr: Tracklet) -> bool:
+    """Seen in two frames or more, always within STATIC_SPAN of one place."""
+    if len(tr.blobs) < 2:
+        return False
+    pts = np.array([[b.row, b.col] for b in tr.blobs])
+    return float(np.ptp(pts, axis=0).max()) < STATIC_SPAN
 
 
 def _static(tr: Tracklet) -> bool:
