@@ -151,7 +151,10 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     moved = [cls for cls, o in options.items() if o.moved]
     # a speck moving with a far larger object seen in more frames is its fringe (a blurred blue
     # star's edge reads purple under H.264), not an icon that appeared over it later
-    moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) for o in moved if o != c)]
+    # - also of a larger one that has not (yet) moved far, when at its edge in every frame it is
+    # seen (a washed-out, grainy star's rim: mazeworld tone 52424 v00286)
+    moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) if o in moved
+                                         else _rim_of(options[c], options[o]) for o in options if o != c)]
     # the start marker coming out from under an agent that leaves it slowly grows as a trail
     # does, but ends as the marker, where it was (mazeworld 42424 v00250: a large star gliding
     # off a MazePlot start circle at 0.12 cells a frame; the circle was taken for the agent)
@@ -214,6 +217,12 @@ def _fringe_of(small: _Spread, large: _Spread) -> bool:
     H.264 rim, seen in every frame the star is: mazeworld 46868 v00214)."""
     return _typical_area(small) < ON_MARKER * _typical_area(large) and (
         small.frames_seen < large.frames_seen or _clings_to(small, large))
+
+
+def _rim_of(small: _Spread, large: _Spread) -> bool:
+    """Whether a candidate is a speck on the rim of a larger one: under ON_MARKER of its size
+    and at its edge in every frame it is seen."""
+    return _typical_area(small) < ON_MARKER * _typical_area(large) and _clings_to(small, large)
 
 
 def _clings_to(small: _Spread, large: _Spread) -> bool:

@@ -396,16 +396,22 @@ class FrameAnalyser:
         # border, faint 1-px walls), so the threshold is set between the reference's inner walls
         # as drawn at their darkest so far in this video (lines fading out are then read as
         # gone) and its open boundaries as first seen (white, or a faint cell grid).
+        opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
+        if self.open_level is None:
+            self.open_level = float(np.median(opened)) if opened.size else 0.0
+        elif opened.size:
+            # The paper as dark as it was first seen: a video's tone drifts (grey paper, lifted
+            # blacks, a dimming frame) and every line darkens with its paper, the open ones too,
+            # which the threshold set on the first frames would read as walls drawn.
+            drift = np.float32(float(np.median(opened)) - self.open_level)
+            vs, hs = vs - drift, hs - drift
         walls = np.concatenate([vs[self.ref_v & seen_v], hs[self.ref_h & seen_h]])
         inner = np.concatenate([vs[:, 1:-1][(self.ref_v & seen_v)[:, 1:-1]], hs[1:-1][(self.ref_h & seen_h)[1:-1]]])
         if inner.size >= 3:  # a heavier border says nothing about how dark the inner walls are drawn
             walls = inner
-        opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
         if not walls.size:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
         self.level = max(self.level, float(np.median(walls)))
-        if self.open_level is None:
-            self.open_level = float(np.median(opened)) if opened.size else 0.0
         base = min(self.open_level, 0.5 * self.level)
         if self.level - base < 0.03:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
@@ -426,7 +432,7 @@ class FrameAnalyser:
         else:
             px = np.take(np.take(hsv, across, axis=0), length, axis=1)
         sat, val = px[:, :, 1].astype(np.int32), px[:, :, 2].astype(np.int32)
-        coloured = sat >= self.style.min_saturation
+        coloured = (sat >= self.style.min_saturation) & (val >= self.style.min_value)  # (a dark pixel is ink)
         # neutral darkness: how far below white, less the pixel's chroma (V - min(R, G, B)), so
         # that a pale tint (a translucent trail, a glow) adds no ink however light it is
         dark = np.where(coloured, 0, np.maximum(0, 255 - val - (sat * val) // 255))
