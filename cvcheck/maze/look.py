@@ -152,7 +152,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # a speck moving with a far larger object seen in more frames is its fringe (a blurred blue
     # star's edge reads purple under H.264), not an icon that appeared over it later
     # - also of a larger one that has not (yet) moved far, when at its edge in every frame it is
-    # seen (a washed-out, grainy star's rim: mazeworld tone 52424 v00286)
+    # seen (a washed-out, grainy star's rim: mazeworld tone 52424 v00218, v00286)
     moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) if o in moved
                                          else _rim_of(options[c], options[o]) for o in options if o != c)]
     # the start marker coming out from under an agent that leaves it slowly grows as a trail

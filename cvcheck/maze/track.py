@@ -198,8 +198,8 @@ def _still(tr: Tracklet) -> bool:
 
 
 def _static(tr: Tracklet) -> bool:
-    pts = np.array([[b.row, b.col] for b in tr.blobs])
-    return len(tr.frames) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN
+    """Still, and seen in three frames or more (a marker)."""
+    return len(tr.frames) >= 3 and _still(tr)
 
 
 def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tracklet:
