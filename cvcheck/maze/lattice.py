@@ -19,11 +19,11 @@ Examples
 from __future__ import annotations
 
 import json
-from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
 
+import cv2
 import numpy as np
 
 from ..errors import InputError
@@ -149,99 +149,181 @@ def describe_lattice_cell(p: Cell, shape: tuple[int, int] | None = None) -> dict
 _STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
+def _framed(passable: np.ndarray) -> tuple[list[bool], int]:
+    """``passable`` framed by one impassable pixel on every side, flattened row-major to a
+    list, and the framed row length ``w``: pixel (r, c) is flat index ``(r + 1) * w + c + 1``,
+    and its neighbours in :data:`_STEPS` order are ``i - w, i + w, i - 1, i + 1`` (the frame
+    stands for the lattice's bounds, so no bounds checks are needed)."""
+    h, w = passable.shape
+    framed = np.zeros((h + 2, w + 2), bool)
+    framed[1:-1, 1:-1] = passable
+    return framed.ravel().tolist(), w + 2
+
+
+def _flat_layers(passable: list[bool], w: int, source: int, stop: int = -1) -> list[int]:
+    """BFS distances from flat index ``source`` over a framed, flattened mask (-1: unreachable).
+
+    With ``stop``, the search ends as soon as that index is reached: every pixel nearer the
+    source than ``stop`` has its distance then, farther ones may still read -1."""
+    dist = [-1] * len(passable)
+    if not passable[source]:
+        return dist
+    dist[source] = 0
+    queue = [source]
+    for u in queue:  # a list grown while iterated is a FIFO queue
+        d = dist[u] + 1
+        for v in (u - w, u + w, u - 1, u + 1):
+            if passable[v] and dist[v] < 0:
+                dist[v] = d
+                if v == stop:
+                    return dist
+                queue.append(v)
+    return dist
+
+
+def _flat(cell: Cell, w: int) -> int:
+    """The flat index of lattice pixel ``cell`` in a framed lattice of row length ``w``."""
+    return (int(cell[0]) + 1) * w + int(cell[1]) + 1
+
+
+def _unframe(flat: Sequence[int], shape: tuple[int, int]) -> np.ndarray:
+    """The (h, w) int64 array of a framed, flattened per-pixel list."""
+    h, w = shape
+    return np.array(flat, np.int64).reshape(h + 2, w + 2)[1:-1, 1:-1].copy()
+
+
 def shortest_path(open_mask_or_walls: np.ndarray, start: Cell, goal: Cell, *,
                   walls: bool = True) -> tuple[Cell, ...]:
     """BFS shortest 4-connected path on a lattice; ``()`` when unreachable.
 
     ``open_mask_or_walls`` is a wall lattice (``walls=True``) or a mask of passable
-    pixels (``walls=False``).
+    pixels (``walls=False``). Neighbours are explored in :data:`_STEPS` order, first
+    found first: of several shortest paths, always the same one.
     """
     passable = ~open_mask_or_walls if walls else open_mask_or_walls
-    h, w = passable.shape
     if not (passable[start] and passable[goal]):
         return ()
-    prev = {start: start}
-    queue = deque([start])
-    while queue:
-        cur = queue.popleft()
-        if cur == goal:
+    flat, w = _framed(passable)
+    s, g = _flat(start, w), _flat(goal, w)
+    prev = [-1] * len(flat)
+    prev[s] = s
+    queue = [s]
+    for u in queue:  # a list grown while iterated is a FIFO queue
+        if u == g:
             break
-        for dr, dc in _STEPS:
-            nxt = (cur[0] + dr, cur[1] + dc)
-            if 0 <= nxt[0] < h and 0 <= nxt[1] < w and passable[nxt] and nxt not in prev:
-                prev[nxt] = cur
-                queue.append(nxt)
-    if goal not in prev:
+        for v in (u - w, u + w, u - 1, u + 1):
+            if flat[v] and prev[v] < 0:
+                prev[v] = u
+                queue.append(v)
+    if prev[g] < 0:
         return ()
-    path = [goal]
-    while path[-1] != start:
-        path.append(prev[path[-1]])
-    return tuple(reversed(path))
+    chain = [g]
+    while chain[-1] != s:
+        chain.append(prev[chain[-1]])
+    if len(chain) == 1:
+        return (goal,)
+    # cells as the step-by-step walk from ``start`` builds them (same values, same int type)
+    r0, c0 = int(start[0]), int(start[1])
+    inner = [(start[0] + (i // w - 1 - r0), start[1] + (i % w - 1 - c0)) for i in reversed(chain[1:-1])]
+    return (start, *inner, goal)
 
 
 def _layers(walls: np.ndarray, start: Cell) -> np.ndarray:
     """BFS distance of every open lattice cell from ``start`` (-1: unreachable)."""
-    h, w = walls.shape
-    dist = np.full((h, w), -1, np.int64)
-    if walls[start]:
-        return dist
-    dist[start] = 0
-    queue = deque([start])
-    while queue:
-        r, c = queue.popleft()
-        for dr, dc in _STEPS:
-            a, b = r + dr, c + dc
-            if 0 <= a < h and 0 <= b < w and not walls[a, b] and dist[a, b] < 0:
-                dist[a, b] = dist[r, c] + 1
-                queue.append((a, b))
-    return dist
+    passable, w = _framed(np.logical_not(walls))
+    return _unframe(_flat_layers(passable, w, _flat(start, w)), walls.shape)
 
 
-def _on_shortest(walls: np.ndarray, start: Cell, goal: Cell) -> tuple[np.ndarray, np.ndarray]:
-    """Distances from start and from goal, and the mask of cells on some shortest path."""
-    ds, dg = _layers(walls, start), _layers(walls, goal)
-    total = ds[goal]
-    return ds, (ds >= 0) & (dg >= 0) & (ds + dg == total) if total >= 0 else np.zeros_like(walls, bool)
+def _flat_shortest(walls: np.ndarray, start: Cell, goal: Cell) -> tuple[list[int], list[int], int]:
+    """Framed, flattened distances from the start (exact up to the goal's), the flat indices of
+    the cells on some shortest start-goal path in (distance, row-major) order (none when
+    there is no path), and the framed row length (see :func:`_framed`).
+
+    A cell is on a shortest path iff the goal is reached from it by steps that each take one
+    farther from the start (in a 4-connected grid every step changes that distance by exactly
+    one), so those cells are the goal's backward closure under such steps."""
+    passable, w = _framed(np.logical_not(walls))
+    s, g = _flat(start, w), _flat(goal, w)
+    ds = _flat_layers(passable, w, s, stop=g)
+    if ds[g] < 0:
+        return ds, [], w
+    on, stack = {g}, [g]
+    while stack:
+        u = stack.pop()
+        d = ds[u] - 1
+        if d < 0:
+            continue
+        for v in (u - w, u + w, u - 1, u + 1):
+            if ds[v] == d and v not in on:
+                on.add(v)
+                stack.append(v)
+    return ds, sorted(on, key=lambda i: (ds[i], i)), w
+
+
+def _forest_labels(passable: np.ndarray) -> np.ndarray | None:
+    """4-connected component labels of the passable pixels (0: not passable) when they form a
+    forest - no cycles: edges - pixels + components = 0, as in a perfect maze - else None."""
+    n, labels = cv2.connectedComponents(passable.astype(np.uint8), connectivity=4)
+    edges = np.count_nonzero(passable[1:] & passable[:-1]) + np.count_nonzero(passable[:, 1:] & passable[:, :-1])
+    return labels if int(edges) - int(np.count_nonzero(passable)) + (n - 1) == 0 else None
+
+
+def _joined(passable: np.ndarray, a: Cell, b: Cell) -> bool:
+    """Whether a 4-connected path of passable pixels joins ``a`` and ``b`` (``bool(shortest_path(
+    passable, a, b, walls=False))``, for a boolean mask)."""
+    if not (passable[a] and passable[b]):
+        return False
+    _, labels = cv2.connectedComponents(passable.astype(np.uint8), connectivity=4)
+    return bool(labels[a] == labels[b])
 
 
 def count_shortest_paths(walls: np.ndarray, start: Cell, goal: Cell, *, limit: int = 2) -> int:
     """Number of distinct shortest 4-connected paths start -> goal, capped at ``limit`` (0: none)."""
-    ds, on = _on_shortest(walls, start, goal)
-    if not on.any():
+    if limit >= 1:
+        passable = np.logical_not(walls)
+        labels = _forest_labels(passable)
+        if labels is not None:  # one path at most between two cells of a forest
+            return int(bool(passable[start] and passable[goal]) and bool(labels[start] == labels[goal]))
+    ds, cells, w = _flat_shortest(walls, start, goal)
+    if not cells:
         return 0
-    ways = np.zeros(walls.shape, np.int64)
-    ways[start] = 1
-    for r, c in sorted(zip(*np.nonzero(on)), key=lambda p: ds[p]):
-        if (r, c) == start:
+    s, g = _flat(start, w), _flat(goal, w)
+    on = set(cells)
+    ways = dict.fromkeys(cells, 0)
+    ways[s] = 1
+    for i in cells:
+        if i == s:
             continue
-        ways[r, c] = min(limit, sum(int(ways[r + dr, c + dc]) for dr, dc in _STEPS
-                                    if 0 <= r + dr < walls.shape[0] and 0 <= c + dc < walls.shape[1]
-                                    and on[r + dr, c + dc] and ds[r + dr, c + dc] == ds[r, c] - 1))
-    return int(ways[goal])
+        d = ds[i] - 1
+        ways[i] = min(limit, sum(ways[v] for v in (i - w, i + w, i - 1, i + 1) if v in on and ds[v] == d))
+    return ways[g]
 
 
 def best_shortest_path(walls: np.ndarray, start: Cell, goal: Cell, *,
                        prefer: frozenset[Cell] | set[Cell]) -> tuple[Cell, ...]:
     """The shortest start -> goal path through the most ``prefer`` cells (ties: row-major first)."""
-    ds, on = _on_shortest(walls, start, goal)
-    if not on.any():
+    ds, cells, w = _flat_shortest(walls, start, goal)
+    if not cells:
         return ()
-    score = np.full(walls.shape, -1, np.int64)
-    prev: dict[Cell, Cell] = {}
-    score[start] = int(start in prefer)
-    for r, c in sorted(zip(*np.nonzero(on)), key=lambda p: (ds[p], p)):
-        cell = (int(r), int(c))
-        if cell == start:
+    s, g = _flat(start, w), _flat(goal, w)
+    on = set(cells)
+    score = dict.fromkeys(cells, -1)
+    prev: dict[int, int] = {}
+    score[s] = int(start in prefer)
+    for i in cells:  # by distance, then row-major (the flat order)
+        if i == s:
             continue
-        for dr, dc in _STEPS:
-            p = (cell[0] + dr, cell[1] + dc)
-            if 0 <= p[0] < walls.shape[0] and 0 <= p[1] < walls.shape[1] and on[p] and ds[p] == ds[cell] - 1 \
-                    and score[p] > score[cell] - int(cell in prefer):
-                score[cell] = score[p] + int(cell in prefer)
-                prev[cell] = p
-    path = [goal]
-    while path[-1] != start:
-        path.append(prev[path[-1]])
+        bonus = int((i // w - 1, i % w - 1) in prefer)
+        d = ds[i] - 1
+        for v in (i - w, i + w, i - 1, i + 1):
+            if v in on and ds[v] == d and score[v] > score[i] - bonus:
+                score[i] = score[v] + bonus
+                prev[i] = v
+    path: list[Cell] = [goal]
+    cur = g
+    while cur != s:
+        cur = prev[cur]
+        path.append((cur // w - 1, cur % w - 1))
     return tuple(reversed(path))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..vision.geometry import block_sum
-from .lattice import Cell, MazeSpec, describe_lattice_cell, shortest_path
+from .lattice import Cell, MazeSpec, _joined, describe_lattice_cell
 
 #: lattice cells: a hole between the path and a marker must be at least this far from the path
 #: somewhere to be a loop (a flag's pole or a seam across the path leaves a sliver there)
@@ -120,28 +120,55 @@ def path_to_cells(path: np.ndarray, k: int, *, coverage: float) -> tuple[np.ndar
     if not path.any():
         return path, np.zeros((path.shape[0] // k, path.shape[1] // k))
     dist = cv2.distanceTransform(path.astype(np.uint8), cv2.DIST_L2, 3)
+    if _no_growth(dist, path, k):
+        return path, block_sum(path, k) / float(k * k)
     half = float(np.percentile(dist[path], 95))
     grow = int(round(k / 2 - half))
     dilated = cv2.dilate(path.astype(np.uint8), _disk(grow)).astype(bool) if grow > 0 else path
     return dilated, block_sum(dilated, k) / float(k * k)
 
 
+def _no_growth(dist: np.ndarray, path: np.ndarray, k: int) -> bool:
+    """Whether :func:`path_to_cells` surely grows a boolean path by nothing, without the 95th
+    percentile: ``round(k / 2 - half) <= 0`` whenever ``half`` >= (k - 1) / 2, and the
+    percentile (linear between two order statistics) is at least its lower one; that one
+    is surely past (k - 1) / 2 (by far more than any rounding) when few enough path pixels
+    lie below. False: undecided (then the percentile decides)."""
+    if path.dtype != bool:
+        return False
+    n = int(np.count_nonzero(path))
+    lower = int(np.floor((n - 1) * 0.95)) - 1  # (0-based) rank of the lower order statistic, less one for safety
+    # non-path pixels are at distance 0: below the threshold too
+    below = int(np.count_nonzero(dist < (k - 1) / 2 + 0.01)) - (path.size - n)
+    return below <= lower
+
+
 def path_match(path: np.ndarray, spec: MazeSpec, k: int, cfg: MazeConfig) -> tuple[PathMatch, np.ndarray]:
     dilated, cover = path_to_cells(path, k, coverage=cfg.path_cell_coverage)
     on = cover > cfg.path_cell_coverage
     on[spec.start] = on[spec.goal] = False
-    cells = frozenset((int(r), int(c)) for r, c in np.argwhere(on))
+    rows, cols = np.nonzero(on)
+    cells = frozenset(zip(rows.tolist(), cols.tolist()))
     solution = spec.solution_for(cells)
     ref_mask = np.zeros(spec.walls.shape, bool)
     for p in solution:
         ref_mask[p] = True
-    ref_px = upscale_cells(ref_mask, k)
-    inter = np.count_nonzero(dilated & ref_px)
-    union = np.count_nonzero(dilated | ref_px)
-    n_ans, n_ref = np.count_nonzero(dilated), np.count_nonzero(ref_px)
+    lr, lc = spec.walls.shape[0], spec.walls.shape[1]
+    n_ans = np.count_nonzero(dilated)
+    if dilated.dtype == bool and dilated.shape == (lr * k, lc * k):
+        # the reference is whole k x k blocks: count the answer's pixels in those blocks only
+        rs, cs = np.nonzero(ref_mask)
+        inter = np.count_nonzero(dilated.reshape(lr, k, lc, k)[rs, :, cs, :])
+        n_ref = np.count_nonzero(ref_mask) * (k * k)
+        union = n_ans + n_ref - inter
+    else:
+        ref_px = upscale_cells(ref_mask, k)
+        inter = np.count_nonzero(dilated & ref_px)
+        union = np.count_nonzero(dilated | ref_px)
+        n_ref = np.count_nonzero(ref_px)
     reach = on.copy()
     reach[spec.start] = reach[spec.goal] = True
-    connected = bool(shortest_path(reach, spec.start, spec.goal, walls=False))
+    connected = _joined(reach, spec.start, spec.goal)
     return PathMatch(
         cells=cells,
         iou=inter / union if union else 0.0,

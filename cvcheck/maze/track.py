@@ -22,6 +22,7 @@ the wall and path analysis decides what the agent did in between.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -89,19 +90,36 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
     active: list[Tracklet] = []
     resting: list[Tracklet] = []  # still objects unseen lately (also in done until seen again)
     for t, blobs in enumerate(detections):
-        resting = [tr for tr in resting if t - tr.end - 1 <= REVIVE_FRAMES]
+        if resting:
+            resting = [tr for tr in resting if t - tr.end - 1 <= REVIVE_FRAMES]
+        if not resting and len(active) == 1 and len(blobs) == 1:  # the usual frame: one object, seen again
+            tr, blob = active[0], blobs[0]
+            p = tr.blobs[-1]
+            if _within(blob.row - p.row, blob.col - p.col, LINK_RADIUS):
+                tr.frames.append(t)
+                tr.blobs.append(blob)
+                continue
+            done.append(tr)
+            if _still(tr):
+                resting.append(tr)
+            active = [Tracklet(frames=[t], blobs=[blob])]
+            continue
         candidates = active + resting
-        pairs = []
-        for a, tr in enumerate(candidates):
-            p = tr.last()
-            reach = LINK_RADIUS if a < len(active) else STATIC_SPAN  # a still object stays where it stood
-            for b, blob in enumerate(blobs):
-                d = float(np.hypot(blob.row - p[0], blob.col - p[1]))
-                if d <= reach:
-                    pairs.append((d, a, b))
-        pairs.sort()
+        n_active = len(active)
+        # (squared distance, a, b, row step, col step) of every candidate-detection pair within reach
+        pairs: list[tuple[float, int, int, float, float]] = []
+        if blobs:
+            for a, tr in enumerate(candidates):
+                p = tr.blobs[-1]
+                reach = LINK_RADIUS if a < n_active else STATIC_SPAN  # a still object stays where it stood
+                for b, blob in enumerate(blobs):
+                    dr, dc = blob.row - p.row, blob.col - p.col
+                    if _within(dr, dc, reach):
+                        pairs.append((dr * dr + dc * dc, a, b, dr, dc))
+        if len(pairs) > 1:
+            _nearest_first(pairs)
         used_a, used_b = set(), set()
-        for _, a, b in pairs:
+        for _, a, b, _, _ in pairs:
             if a in used_a or b in used_b:
                 continue
             used_a.add(a)
@@ -111,11 +129,11 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         still: list[Tracklet] = []
         for a, tr in enumerate(candidates):
             if a in used_a:
-                if a >= len(active):  # seen again where it stood
+                if a >= n_active:  # seen again where it stood
                     done.remove(tr)
                     resting.remove(tr)
                 still.append(tr)
-            elif a < len(active):
+            elif a < n_active:
                 done.append(tr)
                 if _still(tr):
                     resting.append(tr)
@@ -124,6 +142,33 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
                 still.append(Tracklet(frames=[t], blobs=[blob]))
         active = still
     return sorted(done + active, key=lambda tr: (tr.start, tr.end))
+
+
+def _within(dr: float, dc: float, reach: float) -> bool:
+    """``np.hypot(dr, dc) <= reach``, decided from the sum of squares unless it is within a
+    relative 1e-9 of ``reach ** 2`` (far beyond any rounding of either), where np.hypot decides."""
+    s, r2 = dr * dr + dc * dc, reach * reach
+    if s < r2 * (1.0 - 1e-9):
+        return True
+    if s > r2 * (1.0 + 1e-9):
+        return False
+    return bool(np.hypot(dr, dc) <= reach)
+
+
+def _nearest_first(pairs: list[tuple[float, int, int, float, float]]) -> None:
+    """Sort pairs ``(squared distance, a, b, row step, col step)`` in place by (``np.hypot`` of the
+    steps, a, b): by the squares when no two differ by a relative 1e-9 or less (far beyond any
+    rounding) - save exact zeros (no step at all, a distance of exactly 0) - else by np.hypot."""
+    pairs.sort()
+    for (s0, _, _, r0, c0), (s1, _, _, r1, c1) in zip(pairs, pairs[1:]):
+        if r0 == 0.0 and c0 == 0.0:  # exactly 0; a next one is farther, or as near when also no step
+            if s1 or (r1 == 0.0 and c1 == 0.0):
+                continue
+        elif s0 > 1e-200 and s1 - s0 > 1e-9 * s1:
+            continue
+        dist = np.hypot([q[3] for q in pairs], [q[4] for q in pairs]).tolist()
+        pairs[:] = [q for _, q in sorted(zip(dist, pairs), key=lambda x: (x[0], x[1][1], x[1][2]))]
+        return
 
 
 def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, float] | None,
@@ -193,8 +238,10 @@ def _still(tr: Tracklet) -> bool:
     """Seen in two frames or more, always within STATIC_SPAN of one place."""
     if len(tr.blobs) < 2:
         return False
-    pts = np.array([[b.row, b.col] for b in tr.blobs])
-    return float(np.ptp(pts, axis=0).max()) < STATIC_SPAN
+    rows, cols = [b.row for b in tr.blobs], [b.col for b in tr.blobs]
+    if not all(map(math.isfinite, rows + cols)):  # NaN or inf: as np.ptp has it
+        return float(np.ptp(np.array([rows, cols]), axis=1).max()) < STATIC_SPAN
+    return max(max(rows) - min(rows), max(cols) - min(cols)) < STATIC_SPAN
 
 
 def _static(tr: Tracklet) -> bool:
@@ -238,7 +285,6 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
 
 
 def _place(track: Track, tr: Tracklet) -> None:
-    for t, blob in zip(tr.frames, tr.blobs):
-        track.pos[t] = (blob.row, blob.col)
-        track.overlap[t] = blob.overlap
+    track.pos[tr.frames] = [(blob.row, blob.col) for blob in tr.blobs]
+    track.overlap[tr.frames] = [blob.overlap for blob in tr.blobs]
     track.pieces.append((tr.start, tr.end))

@@ -22,13 +22,12 @@ jump between frames shows in no frame at all.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from .lattice import Cell, MazeSpec
+from .lattice import Cell, MazeSpec, _flat, _flat_layers, _framed, _unframe
 from .metrics import _disk, upscale_cells
 from .track import Track
 
@@ -88,11 +87,18 @@ class WallGeometry:
         if line_halfwidth is None:
             self.q = Q
             e = max(1, int(round(erosion * Q)))
-            self.core = cv2.erode(upscale_cells(spec.walls, Q).astype(np.uint8), _disk(e)).astype(bool)
+            walls = upscale_cells(spec.walls, Q)
+            if walls.dtype == bool:  # 0/1 bytes, read as such (views, not copies)
+                self.core = cv2.erode(walls.view(np.uint8), _disk(e)).view(bool)
+            else:
+                self.core = cv2.erode(walls.astype(np.uint8), _disk(e)).astype(bool)
         else:
             self.q = int(min(48, max(Q, np.ceil(3.0 / line_halfwidth))))
             self.core = _line_bands(spec.walls, self.q, line_halfwidth)
         self._bfs: dict[Cell, np.ndarray] = {}
+        self._flat_bfs: dict[int, list[int]] = {}  # full searches, by flat source
+        self._near_bfs: dict[tuple[int, int], list[int]] = {}  # searches stopped at a cell: (source, stop)
+        self._open, self._w = _framed(np.logical_not(spec.walls))
 
     def in_core(self, pts: np.ndarray) -> np.ndarray:
         pts = np.atleast_2d(pts)
@@ -105,126 +111,218 @@ class WallGeometry:
 
     def segment_walls(self, p0: np.ndarray, p1: np.ndarray) -> list[Cell]:
         """Wall lattice cells whose core the segment p0 -> p1 passes (in order)."""
-        n = max(2, int(np.ceil(np.hypot(*(p1 - p0)) / SAMPLE_STEP)) + 1)
-        pts = p0[None, :] + np.linspace(0, 1, n)[:, None] * (p1 - p0)[None, :]
-        hit = self.in_core(pts)
-        out: list[Cell] = []
-        for r, c in np.floor(pts[hit]).astype(int):
-            cell = (int(r), int(c))
-            if not out or out[-1] != cell:
-                out.append(cell)
-        return out
+        return self.segments_walls(np.asarray(p0)[None, :], np.asarray(p1)[None, :])[0]
+
+    def segments_walls(self, p0: np.ndarray, p1: np.ndarray) -> list[list[Cell]]:
+        """:meth:`segment_walls` of each segment ``p0[i] -> p1[i]`` ((m, 2) arrays), at once."""
+        pts, seg = _sample_segments(p0, p1)
+        return _walls_hit(pts, seg, self.in_core(pts), len(p0))
 
     def cell_of(self, p: np.ndarray) -> Cell:
         """The lattice cell a position belongs to: its own cell when open or inside a
         wall core, else the nearest open neighbour (a wall's eroded fringe is corridor)."""
+        return self.cells_of(np.asarray(p)[None, :])[0]
+
+    def cells_of(self, pts: np.ndarray, in_core: np.ndarray | None = None) -> list[Cell]:
+        """:meth:`cell_of` of each position of ``pts`` ((n, 2)), at once (ties between
+        neighbours: the first in row-major order, as :meth:`cell_of` scans them);
+        ``in_core``: :meth:`in_core` of ``pts`` when known."""
         h, w = self.walls.shape
-        i, j = int(np.clip(np.floor(p[0]), 0, h - 1)), int(np.clip(np.floor(p[1]), 0, w - 1))
-        if not self.walls[i, j] or self.in_core(p)[0]:
-            return (i, j)
-        best, best_d = (i, j), np.inf
-        for di in (-1, 0, 1):
-            for dj in (-1, 0, 1):
-                a, b = i + di, j + dj
-                if 0 <= a < h and 0 <= b < w and not self.walls[a, b]:
-                    d = float(np.hypot(p[0] - (a + 0.5), p[1] - (b + 0.5)))
-                    if d < best_d:
-                        best, best_d = (a, b), d
-        return best
+        if np.isnan(pts).any():  # as int() of a NaN coordinate
+            raise ValueError("cannot convert float NaN to integer")
+        i = np.clip(np.floor(pts[:, 0]), 0, h - 1).astype(int)
+        j = np.clip(np.floor(pts[:, 1]), 0, w - 1).astype(int)
+        out = list(zip(i.tolist(), j.tolist()))
+        fringe = np.flatnonzero(self.walls[i, j] & ~(self.in_core(pts) if in_core is None else in_core))
+        if fringe.size:
+            a = i[fringe, None] + _NEIGHBOURS[None, :, 0]  # (k, 9): the 3 x 3 block, row-major
+            b = j[fringe, None] + _NEIGHBOURS[None, :, 1]
+            inside = (a >= 0) & (a < h) & (b >= 0) & (b < w)
+            ok = inside.copy()
+            ok[inside] = ~self.walls[a[inside], b[inside]]
+            d = np.hypot(pts[fringe, 0, None] - (a + 0.5), pts[fringe, 1, None] - (b + 0.5))
+            d[~ok] = np.inf
+            best = np.argmin(d, axis=1)
+            found = np.isfinite(d[np.arange(len(fringe)), best])
+            for f, k, hit, r, c in zip(fringe.tolist(), best.tolist(), found.tolist(), a.tolist(), b.tolist()):
+                if hit:
+                    out[f] = (r[k], c[k])
+        return out
 
     def distances(self, source: Cell) -> np.ndarray:
         """Corridor (4-connected, open lattice cells) distances from ``source``; -1 = unreachable."""
         if source not in self._bfs:
-            h, w = self.walls.shape
-            dist = np.full((h, w), -1, int)
-            if not self.walls[source]:
-                dist[source] = 0
-                queue = deque([source])
-                while queue:
-                    r, c = queue.popleft()
-                    for a, b in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                        if 0 <= a < h and 0 <= b < w and not self.walls[a, b] and dist[a, b] < 0:
-                            dist[a, b] = dist[r, c] + 1
-                            queue.append((a, b))
-            self._bfs[source] = dist
+            self._bfs[source] = _unframe(self._flat_distances(source), self.walls.shape)
         return self._bfs[source]
+
+    def _flat_distances(self, source: Cell) -> list[int]:
+        """:meth:`distances` on the framed, flattened lattice (see :func:`.lattice._framed`)."""
+        s = _flat(source, self._w)
+        if s not in self._flat_bfs:
+            self._flat_bfs[s] = _flat_layers(self._open, self._w, s)
+        return self._flat_bfs[s]
+
+    def _distances_to(self, a: Cell, source: Cell) -> list[int]:
+        """Framed, flattened distances from ``source``, exact for ``a`` and every cell nearer
+        ``source`` than ``a`` (all a shortest route a -> source needs): the search stops at ``a``."""
+        w = self._w
+        s = _flat(source, w)
+        if s in self._flat_bfs:
+            return self._flat_bfs[s]
+        key = (s, _flat(a, w))
+        if key not in self._near_bfs:
+            self._near_bfs[key] = _flat_layers(self._open, w, s, stop=key[1])
+        return self._near_bfs[key]
+
+    def _route_length(self, a: Cell, b: Cell) -> int:
+        """``distances(b)[a]``: corridor steps b -> a (-1: unreachable)."""
+        return self._distances_to(a, b)[_flat(a, self._w)]
 
     def route(self, a: Cell, b: Cell) -> list[Cell]:
         """A shortest corridor route a -> b (inclusive); [] when none."""
-        dist = self.distances(b)
-        if dist[a] < 0:
+        dist, w = self._distances_to(a, b), self._w
+        cur, end = _flat(a, w), _flat(b, w)
+        if dist[cur] < 0:
             return []
-        path, cur = [a], a
-        while cur != b:
-            r, c = cur
-            cur = min(((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)),
-                      key=lambda q: dist[q] if 0 <= q[0] < dist.shape[0] and 0 <= q[1] < dist.shape[1]
-                      and dist[q] >= 0 else 10 ** 9)
-            path.append(cur)
+        path, steps = [a], [0, 0, 0, 0]
+        while cur != end:
+            for n, v in enumerate((cur - w, cur + w, cur - 1, cur + 1)):  # _STEPS order: the first nearest
+                steps[n] = dist[v] if dist[v] >= 0 else 10 ** 9
+            cur = (cur - w, cur + w, cur - 1, cur + 1)[steps.index(min(steps))]
+            path.append((cur // w - 1, cur % w - 1))
         return path
+
+
+_NEIGHBOURS = np.array([(di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1)])
+
+
+def _sample_segments(p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points of the segments ``p0[i] -> p1[i]`` ((m, 2) arrays) and the segment of each.
+
+    Each segment gets ``n = max(2, ceil(length / SAMPLE_STEP) + 1)`` points at
+    ``p0 + s * (p1 - p0)`` for ``s = np.linspace(0, 1, n)`` (``arange(n) * (1 / (n - 1))``, the
+    last exactly 1), with the very float operations of sampling each segment on its own."""
+    d = p1 - p0
+    steps = np.ceil(np.hypot(d[:, 0], d[:, 1]) / SAMPLE_STEP)
+    for bad in steps[~np.isfinite(steps)][:1]:
+        int(bad)  # NaN or infinite: the ValueError or OverflowError of a scalar count
+    n = np.maximum(2, steps.astype(int) + 1)
+    seg = np.repeat(np.arange(len(n)), n)
+    ends = np.cumsum(n)
+    s = (np.arange(ends[-1]) - np.repeat(ends - n, n)) * (1.0 / (n - 1))[seg] if len(n) else np.zeros(0)
+    s[ends - 1] = 1.0
+    return p0[seg] + s[:, None] * d[seg], seg
+
+
+def _walls_hit(pts: np.ndarray, seg: np.ndarray, hit: np.ndarray, m: int) -> list[list[Cell]]:
+    """Per segment (``seg``: each sample's, of ``m``), the lattice cells of its samples inside a
+    core (``hit``), in order, each cell once per run of samples in it."""
+    out: list[list[Cell]] = [[] for _ in range(m)]
+    at = np.flatnonzero(hit)
+    if not at.size:
+        return out
+    cells = np.floor(pts[at]).astype(int)
+    owner = seg[at]
+    new = np.ones(len(at), bool)  # a segment's first hit, or a cell change along it
+    new[1:] = (owner[1:] != owner[:-1]) | (cells[1:] != cells[:-1]).any(axis=1)
+    for i, r, c in zip(owner[new].tolist(), cells[new, 0].tolist(), cells[new, 1].tolist()):
+        out[i].append((r, c))
+    return out
 
 
 def _line_bands(walls: np.ndarray, q: int, half: float) -> np.ndarray:
     """Raster (``q`` px per lattice cell) of bands ``half`` lattice cells either side of each
     wall line of a thin-line maze: boundary segment (2i, 2j+1) runs along lattice row
-    2i + 0.5 from column 2j + 0.5 to 2j + 2.5 (vertical ones likewise)."""
+    2i + 0.5 from column 2j + 0.5 to 2j + 2.5 (vertical ones likewise).
+
+    Each run of segments in line (one ending at the column the next starts at) is drawn as
+    one rectangle, from the first one's start to the last one's end: the union of theirs."""
     h, w = walls.shape
     core = np.zeros((h * q, w * q), np.uint8)
     hw = half * q
-    for r, c in np.argwhere(walls):
-        if r % 2 == 0 and c % 2 == 1:      # horizontal segment
-            y, x0, x1 = (r + 0.5) * q, (c - 0.5) * q, (c + 1.5) * q
-            cv2.rectangle(core, (int(round(x0)), int(round(y - hw))), (int(round(x1)), int(round(y + hw))), 1, -1)
-        elif r % 2 == 1 and c % 2 == 0:    # vertical segment
-            x, y0, y1 = (c + 0.5) * q, (r - 0.5) * q, (r + 1.5) * q
-            cv2.rectangle(core, (int(round(x - hw)), int(round(y0))), (int(round(x + hw)), int(round(y1))), 1, -1)
-    return core.astype(bool)
+    for vertical in (False, True):
+        # segments of a line along axis 1: horizontal ones at (2i, 2j+1), vertical ones (transposed)
+        seg = (walls[1::2, 0::2].T if vertical else walls[0::2, 1::2]).astype(bool)
+        padded = np.zeros((seg.shape[0], seg.shape[1] + 2), bool)
+        padded[:, 1:-1] = seg
+        first = np.argwhere(padded[:, 1:-1] & ~padded[:, :-2])  # (line, j) where runs start ...
+        last = np.argwhere(padded[:, 1:-1] & ~padded[:, 2:])    # ... and end, paired in order
+        line = 2 * first[:, 0]  # the line's lattice row (column when vertical) ...
+        c0, c1 = 2 * first[:, 1] + 1, 2 * last[:, 1] + 1  # ... and its first and last segments' column (row)
+        mid, lo, hi = (line + 0.5) * q, (c0 - 0.5) * q, (c1 + 1.5) * q
+        box = np.rint(np.stack([lo, mid - hw, hi, mid + hw], axis=1)).astype(int).tolist()  # round(): half to even
+        for a0, m0, a1, m1 in box:
+            if vertical:
+                cv2.rectangle(core, (m0, a0), (m1, a1), 1, -1)
+            else:
+                cv2.rectangle(core, (a0, m0), (a1, m1), 1, -1)
+    return core.view(bool)  # 0/1 bytes
 
 
 def typical_speed(track: Track) -> float:
     """Median per-frame displacement over consecutive tracked frames where the agent moved."""
     t = track.tracked
+    return _typical_speed(t, track.pos[t])
+
+
+def _typical_speed(t: np.ndarray, pos: np.ndarray) -> float:
+    """:func:`typical_speed` of tracked frames ``t`` at ``pos``; the median as np.median takes it
+    (the middle value, or the mean of the middle two: their sum halved)."""
     if len(t) < 2:
         return 0.0
     consecutive = np.diff(t) == 1
-    steps = np.hypot(*(track.pos[t[1:]] - track.pos[t[:-1]]).T)[consecutive]
-    moving = steps[steps > 0.02]
-    return float(np.median(moving)) if moving.size else 0.0
+    steps = np.hypot(*(pos[1:] - pos[:-1]).T)[consecutive]
+    moving = sorted(steps[steps > 0.02].tolist())
+    if not moving:
+        return 0.0
+    mid = len(moving) // 2
+    return moving[mid] if len(moving) % 2 else (moving[mid - 1] + moving[mid]) / 2.0
 
 
 def analyse_crossings(track: Track, geo: WallGeometry, *, contact_overlap: float) -> CrossingReport:
     n = len(track.pos)
     tracked = track.tracked
+    pos = track.pos[tracked]
+    m = len(tracked)
+    # one core look-up for the tracked positions and the samples of every move between two of them
+    # (move j: tracked[j] -> tracked[j + 1])
+    pts, seg = _sample_segments(pos[:-1], pos[1:])
+    hit = geo.in_core(np.concatenate([pos, pts]))
+    inside = hit[:m]
     centre = np.zeros(n, bool)
-    if len(tracked):
-        centre[tracked] = geo.in_core(track.pos[tracked])
-    over = np.nan_to_num(track.overlap, nan=0.0)
-    contact = centre | (over > contact_overlap)
+    centre[tracked] = inside
+    if 0.0 <= contact_overlap <= 1.0:  # NaN (unknown: 0) is not above it, nor is -inf; inf is
+        contact = centre | (track.overlap > contact_overlap)
+    else:
+        contact = centre | (np.nan_to_num(track.overlap, nan=0.0) > contact_overlap)
     contact[np.isnan(track.pos[:, 0])] = False
-    rep = CrossingReport(contact=contact, centre_in_core=centre, speed=typical_speed(track), tracked=len(tracked))
-    order = [int(t) for t in tracked]
-    free = [i for i, t in enumerate(order) if not centre[t]]
+    rep = CrossingReport(contact=contact, centre_in_core=centre, speed=_typical_speed(tracked, pos), tracked=m)
+    order = tracked.tolist()
+    free = np.flatnonzero(~inside).tolist()
+    if len(free) < 2:
+        return rep
+    steps = _walls_hit(pts, seg, hit[m:], m - 1)
+    cells: list[Cell] = []
     for ia, ib in zip(free, free[1:]):
         a, b = order[ia], order[ib]
-        between = order[ia + 1:ib]
-        p0, p1 = track.pos[a], track.pos[b]
-        walls = geo.segment_walls(p0, p1)
-        inner = bool(between)  # every in-between tracked position is inside a core
+        inner = ib - ia > 1  # every in-between tracked position is inside a core
         if inner:
-            pts = [p0] + [track.pos[t] for t in between] + [p1]
-            walls = []
-            for q0, q1 in zip(pts, pts[1:]):
-                walls += [w for w in geo.segment_walls(q0, q1) if w not in walls]
+            walls: list[Cell] = []
+            for j in range(ia, ib):
+                walls += [w for w in steps[j] if w not in walls]
+        else:
+            walls = steps[ia]
         if not walls:
             continue
-        ca, cb = geo.cell_of(p0), geo.cell_of(p1)
+        if not cells:
+            cells = geo.cells_of(pos, inside)
+        ca, cb = cells[ia], cells[ib]
         if ca == cb:
             continue  # brushed a wall and came back: contact frames only
         manhattan = abs(ca[0] - cb[0]) + abs(ca[1] - cb[1])
         # +1: both ends are quantised to lattice cells
         allowed = float(manhattan) if inner else max(float(manhattan), 1.5 * rep.speed * (b - a) + 1)
-        dist = geo.distances(cb)
-        route = int(dist[ca]) if not geo.walls[ca] else -1
+        route = geo._route_length(ca, cb) if not geo.walls[ca] else -1
         if route < 0 or route > allowed:
             rep.traversals.append(Traversal(kind="walk" if inner else "teleport", from_frame=a, to_frame=b,
                                             from_cell=ca, to_cell=cb, walls=tuple(walls), route=route,
@@ -236,11 +334,12 @@ def cell_path(track: Track, geo: WallGeometry, report: CrossingReport) -> list[C
     """The lattice cells the agent went through, in order (corridor routes fill the gaps
     of legal moves; a traversal contributes the cells on its straight line, walls included)."""
     crossing_steps = {(t.from_frame, t.to_frame) for t in report.traversals}
+    tracked = track.tracked
+    if not len(tracked):
+        return []
     seq: list[Cell] = []
     prev_t, prev_cell = None, None
-    for t in track.tracked:
-        t = int(t)
-        cell = geo.cell_of(track.pos[t])
+    for t, cell in zip(tracked.tolist(), geo.cells_of(track.pos[tracked])):
         if prev_cell is None:
             seq.append(cell)
         elif cell != prev_cell:
@@ -259,11 +358,9 @@ def cell_path(track: Track, geo: WallGeometry, report: CrossingReport) -> list[C
 
 
 def _line_cells(p0: np.ndarray, p1: np.ndarray, first: Cell) -> list[Cell]:
-    n = max(2, int(np.ceil(np.hypot(*(p1 - p0)) / SAMPLE_STEP)) + 1)
+    pts, _ = _sample_segments(p0[None, :], p1[None, :])
     out = [first]
-    for s in np.linspace(0, 1, n):
-        r, c = np.floor(p0 + s * (p1 - p0)).astype(int)
-        cell = (int(r), int(c))
+    for cell in map(tuple, np.floor(pts).astype(int).tolist()):
         if cell != out[-1]:
             out.append(cell)
     return out
