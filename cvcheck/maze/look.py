@@ -67,7 +67,17 @@ class AgentLook:
 
 
 def _class_of(hue: int) -> tuple[int, int]:
+    """The hue class (its window in HUE_CLASSES) an OpenCV hue falls in (red if none)."""
+    if 0 <= hue < len(_CLASS_OF_HUE):  # (looked up: it is asked for every blob of every learning frame)
+        return _CLASS_OF_HUE[hue]
+    return _search_class(hue)
+
+
+def _search_class(hue: int) -> tuple[int, int]:
     return next((cls for cls in HUE_CLASSES if in_window(hue, cls)), RED_HUES)
+
+
+_CLASS_OF_HUE = tuple(_search_class(h) for h in range(180))  #: the class of each OpenCV hue 0-179
 
 
 @dataclass(frozen=True)
@@ -140,10 +150,13 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                           cell=(b.cell[0] + origin[0], b.cell[1] + origin[1]))
                   for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL, min_area=MIN_AGENT)
                   if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90)
-        blobs = [b for b in placed if b.cell != goal_cell]  # in maze cells, not the window's
-        for cls in seen:  # red is the goal's
-            seen[cls].append([b for b in blobs if _class_of(b.hue) == cls and _saturation(b) >= 90])
-            pale[cls].append([b for b in blobs if _class_of(b.hue) == cls])
+        of_class: dict[tuple[int, int], list[Marker]] = {cls: [] for cls in seen}  # red is the goal's
+        for b in placed:
+            if b.cell != goal_cell and (cls := _class_of(b.hue)) in of_class:  # in maze cells, not the window's
+                of_class[cls].append(b)
+        for cls, blobs in of_class.items():
+            seen[cls].append([b for b in blobs if _saturation(b) >= 90])
+            pale[cls].append(blobs)
     options = {cls: spread for cls, per_frame in seen.items() if (spread := _spread(per_frame, start)) is not None}
     marker_cls = _class_of(look.start.hue) if look.start is not None else None
     # An agent moving away may be seen once (it leaves the window); any other candidate is
