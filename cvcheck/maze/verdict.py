@@ -205,16 +205,20 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
     checks = video_checks(a, config)
     tr, cr = a.track, a.crossing
     tracked = tr.tracked
-    contact_list = [{"frame": int(t), "row": round(float(tr.pos[t, 0]), 2), "col": round(float(tr.pos[t, 1]), 2),
-                     "overlap": round(float(np.nan_to_num(tr.overlap[t])), 3),
-                     "centre_in_wall": bool(cr.centre_in_core[t])} for t in np.flatnonzero(cr.contact)]
+    # (plain Python numbers, converted once: these lists run over every frame)
+    contact = np.flatnonzero(cr.contact)
+    contact_list = [{"frame": t, "row": round(r, 2), "col": round(c, 2), "overlap": round(o, 3),
+                     "centre_in_wall": inside}
+                    for t, (r, c), o, inside in zip(contact.tolist(), tr.pos[contact].tolist(),
+                                                    np.nan_to_num(tr.overlap[contact]).tolist(),
+                                                    cr.centre_in_core[contact].tolist())]
     details = {
         **_path_details(a.path, a.spec),
         "style": a.style.name,
         "read": a.read,
-        "trajectory": {"frames": [int(t) for t in tracked],
-                       "pos": [[round(float(r), 2), round(float(c), 2)] for r, c in tr.pos[tracked]]},
-        "layout_iou_per_frame": [round(float(v), 3) for v in a.ious],
+        "trajectory": {"frames": tracked.tolist(),
+                       "pos": [[round(r, 2), round(c, 2)] for r, c in tr.pos[tracked].tolist()]},
+        "layout_iou_per_frame": [round(v, 3) for v in a.ious.tolist()],
         "crossings": _traversal_details(a),
         "contact_frames": contact_list[:MAX_LISTED],
         "goal_bad_frames": a.goal_bad[:MAX_LISTED],

@@ -9,6 +9,7 @@ verdict for videos.
 
 from __future__ import annotations
 
+import statistics
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -221,18 +222,24 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
     # frames; a small marker's measured area also drifts with compression and a moving camera,
     # by 2x over a long video, which is no change (mazeworld 16761 v00229).
     recent = deque(goal_area[clear][:10].tolist(), maxlen=GOAL_SIZE_FRAMES)
-    last = np.full(2, np.nan)
+    cr, cc = float(centre[0]), float(centre[1])
+    arrival = settling.first_arrival
+    tolerance = cfg.marker_tolerance
+    last: tuple[float, float] | None = None
     bad = []
-    for t in range(n):
-        usual = float(np.median(recent)) if recent else 0.0
-        if clear[t]:
-            recent.append(float(goal_area[t]))
-        if not np.isnan(track.pos[t, 0]):
-            last = track.pos[t]
-        near = not np.isnan(last[0]) and np.abs(last - centre).max() <= NEAR_GOAL
-        arrived = settling.first_arrival is not None and t >= settling.first_arrival
-        moved = bool(visible[t]) and offset[t] > cfg.marker_tolerance
-        if near and not moved or covered[t] > GOAL_COVERED and not moved:
+    # (plain floats frame by frame: this loop runs once per frame of every video)
+    for t, (row, col), area, seen, off, cover, is_clear in zip(
+            range(n), track.pos.tolist(), goal_area.tolist(), visible.tolist(), offset.tolist(), covered.tolist(),
+            clear.tolist()):
+        usual = statistics.median(recent) if recent else 0.0
+        if is_clear:
+            recent.append(area)
+        if row == row:  # not NaN: the agent was seen
+            last = (row, col)
+        near = last is not None and max(abs(last[0] - cr), abs(last[1] - cc)) <= NEAR_GOAL
+        arrived = arrival is not None and t >= arrival
+        moved = seen and off > tolerance
+        if near and not moved or cover > GOAL_COVERED and not moved:
             continue
         if prof.goal_changes_on_arrival and arrived:
             # arrival effects replace the goal (and the agent) by an icon where it was; a
@@ -240,8 +247,8 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
             if moved:
                 bad.append(t)
             continue
-        resized = bool(usual) and not (0.5 * usual <= goal_area[t] <= 2.0 * usual)
-        if not visible[t] or moved or resized:
+        resized = bool(usual) and not (0.5 * usual <= area <= 2.0 * usual)
+        if not seen or moved or resized:
             bad.append(t)
     return bad
 
