@@ -183,6 +183,8 @@ class MazeConfig:
     video_contact_overlap: float = ranged(0.2, 0, 1)  #: agent touches a wall iff this share of it is in eroded walls
     # -- added with the general maze reader (issue 9) --
     grid: str = text("", pattern=GRID_SIZE, what='"N" or "RxC" cells')  #: grid size if unreadable ("" = measured)
+    # -- added for speed (issue 9) --
+    video_reuse_tolerance: int = ranged(2, 0, 255)  #: levels a frame's pixel may change by and its canvas row be kept
 
     def __post_init__(self) -> None:
         check_section(self)

@@ -21,7 +21,7 @@ none
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from ..media.video import iter_frames, modality_of, prefetched
 from ..media.write import save_image
 from ..schema import Result, Unparseable, error_result
 from ..vision.threads import opencv_threads
+from ..vision.yuv import Frame, YuvFrame
 from .image import analyse_image
 from .lattice import MazeSpec
 from .read import read_maze
@@ -49,6 +50,7 @@ from .video_render import CanvasStore, contact_sheet, render_video_overlay
 
 PREFETCH_BYTES = 48 << 20   #: decoded frames held ahead of the analysis (at least LEARN_FRAMES + 4 frames)
 PREFETCH_MAX_FRAMES = 64
+HEAD_RGB_FRAMES = LEARN_FRAMES + 1  #: first frames converted to RGB whole on the decoding thread (maze, agent)
 MAZE_FIELDS = ("reference", "puzzle", "maze")  #: the ways to give the maze, in manifests and on the CLI
 MAX_MAZE_FILE = 10_000_000                     #: bytes; a maze file is a few kilobytes
 
@@ -102,12 +104,15 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
                     style: str | StyleProfile | None, canvases: CanvasStore | None) -> MazeVideoAnalysis | Unparseable:
     # Decode ahead on the other cores while frames are analysed on this one, and while the maze
     # and the agent's look are read from the first ones (tens of ms of fixed work that decoding
-    # can fill). FFmpeg's own threads would take every core, the analysis's one too. Measured
-    # on two cores: 1-6 % faster for most looks and 11 % slower for MMGR-look 720p (whose analysis
-    # is cheaper than its decoding) on a quiet machine, 3 % more videos a second in a 2-worker batch.
-    reader = iter_frames(path, stride=config.maze.video_stride, config=config.media, threads=_decode_threads())
-    frame_bytes = 3 * reader.info.width * reader.info.height if reader.info else PREFETCH_BYTES
-    frames = prefetched(reader, depth=max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes)))
+    # can fill). FFmpeg's own threads would take every core, the analysis's one too. Frames stay
+    # in YUV: converting every one to RGB cost about as much as decoding it, and the analysis
+    # needs RGB only of the first frames (whole: converted on the decoding thread) and of the
+    # maze's region on its canvas.
+    reader = iter_frames(path, stride=config.maze.video_stride, config=config.media, threads=_decode_threads(),
+                         yuv=True)
+    frame_bytes = int(1.5 * reader.info.width * reader.info.height) if reader.info else PREFETCH_BYTES
+    frames = prefetched(_rgb_ahead(reader, HEAD_RGB_FRAMES),
+                        depth=max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes)))
     fps = reader.info.fps / reader.stride if reader.info and reader.info.fps else None
     try:
         with opencv_threads(1):
@@ -119,6 +124,15 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
     if not isinstance(analysis, Unparseable):
         analysis.read = reader.report()
     return analysis
+
+
+def _rgb_ahead(frames: Iterable[Frame], count: int) -> Iterator[Frame]:
+    """The frames, the first ``count`` converted to RGB whole as they pass (on the thread
+    that iterates: the decoding one), for the maze and the agent's look read from them."""
+    for i, frame in enumerate(frames):
+        if i < count and isinstance(frame, YuvFrame):
+            frame.rgb()
+        yield frame
 
 
 def _decode_threads() -> int:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..schema import Unparseable
+from ..vision.yuv import Frame, as_rgb_frame
 from .lattice import Cell, MazeSpec
 from .look import AgentLook, detected_profile, learn_agent
 from .metrics import PathMatch, path_loops, path_match, upscale_cells
@@ -97,7 +98,7 @@ def canvas_scale(agent: AgentLook, config: MazeConfig, grid: tuple[int, int]) ->
     return int(min(cap, max(config.video_canvas_cell_px, np.ceil(CORE_PX / across))))
 
 
-def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config: MazeConfig,
+def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: MazeConfig,
                   style: str | StyleProfile | None = None, fps: float | None = None,
                   on_canvas: CanvasSink | None = None) -> MazeVideoAnalysis | Unparseable:
     """Analyse an answer video given as RGB frames (consumed once, in order).
@@ -108,8 +109,10 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config
 
     Parameters
     ----------
-    frames : iterable of ndarray (H, W, 3) uint8
-        The answer's frames (e.g. a :class:`~cvcheck.media.video.FrameReader`).
+    frames : iterable of ndarray (H, W, 3) uint8, or of :class:`~cvcheck.vision.yuv.YuvFrame`
+        The answer's frames (e.g. a :class:`~cvcheck.media.video.FrameReader`); YUV frames
+        are converted to RGB only where needed (the first frames whole, then the maze's
+        region on the canvas).
     spec : MazeSpec or None
         The maze (from a reference, a puzzle image or a spec file); None: read it from
         the video's own first frames (the puzzle the model was given).
@@ -127,12 +130,12 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config
     MazeVideoAnalysis, or Unparseable when no maze is found in the first frames.
     """
     it = iter(frames)
-    head: list[np.ndarray] = []
+    head: list[Frame] = []
     reading: MazeReading | Unparseable = Unparseable("the video has no frames")
     grid = config.grid_shape()
     for frame in it:
         head.append(frame)
-        reading = read_maze(frame, known=spec, grid=grid)
+        reading = read_maze(as_rgb_frame(frame), known=spec, grid=grid)
         if not isinstance(reading, Unparseable) or len(head) >= LOCATE_WITHIN:
             break
     if isinstance(reading, Unparseable):
@@ -143,7 +146,7 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config
         head.append(frame)
         if len(head) - first >= LEARN_FRAMES:
             break
-    agent = learn_agent(head[first:], reading.look, maze)
+    agent = learn_agent([as_rgb_frame(f) for f in head[first:]], reading.look, maze)
     chosen = style or config.video_style
     prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
     analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape))
@@ -154,7 +157,7 @@ def analyse_video(frames: Iterable[np.ndarray], spec: MazeSpec | None, *, config
         ob, canvas = analyser.analyse(frame, i)
         obs.append(ob)
         if on_canvas is not None:
-            on_canvas(i, canvas)
+            on_canvas(i, canvas.copy())  # (the analyser reuses its canvas for the next frame)
     settle = max(1, int(round(config.video_settle_seconds * (fps or DEFAULT_FPS))))
     analysis = _analyse_observations(obs, maze, prof, config, analyser, settle=settle,
                                      line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None)

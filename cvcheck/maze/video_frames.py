@@ -21,8 +21,10 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..vision import colors
-from ..vision.geometry import Box, shrink
-from .extract import rectify, refine_alignment
+from ..vision.canvas import CanvasSampler, Runs
+from ..vision.geometry import Box
+from ..vision.yuv import Frame, as_rgb_frame
+from .extract import refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
 from .read import MazeLook, at_junction, locate
@@ -91,6 +93,15 @@ class FrameAnalyser:
         self.offset = 0.5 if self.lines else 0.0
         self.box: Box | None = None
         self.warp: np.ndarray | None = None
+        self._sampler: CanvasSampler | None = None
+        # kept across frames, brought up to date in the canvas rows that changed
+        self._stale = False                         # rebuild them all on the next frame
+        self._hsv: np.ndarray | None = None
+        self._goal_mask: np.ndarray | None = None
+        self._goals: list[Blob] | None = None
+        self._iou: float | None = None
+        self._row_counts: np.ndarray | None = None  # lattice: (intersection, union) per canvas row
+        self._slot_sums: dict[bool, tuple[np.ndarray, np.ndarray]] = {}  # lines: per segment, see _line_means
         self.relocations = 0
         self._last_relocate = -RELOCATE_EVERY
         self._relocate_iou = 1.0  # the wall IoU at the last attempt
@@ -135,51 +146,67 @@ class FrameAnalyser:
                         int(round(r + hx + 0.5)))
         self.warp = None
 
-    def locate(self, frame: np.ndarray) -> bool:
+    def locate(self, frame: Frame) -> bool:
         """Find the maze in ``frame`` (and polish the alignment); False when there is none."""
-        centre = locate(frame, self.spec.shape)
+        centre = locate(as_rgb_frame(frame), self.spec.shape)
         if centre is None:
             return False
         self._place(centre)
         if not self.lines and self.box is not None:
-            canvas = rectify(frame, self.box, lattice_shape=self.grid, cell_px=self.k)
-            _, self.warp = refine_alignment(canvas, self.ref_px)
+            _, self.warp = refine_alignment(self.canvas(frame), self.ref_px)
         return True
 
-    def canvas(self, frame: np.ndarray) -> np.ndarray:
-        """The maze region of ``frame`` at ``k`` pixels per lattice cell (RGB uint8)."""
+    def sampling(self, shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int], tuple[int, int], bool]:
+        """How a frame of ``shape`` is sampled onto the canvas: the window (top, left,
+        bottom, right; frame pixels, may reach past the frame), the canvas size (width,
+        height) and whether by point samples (else area, then linear)."""
         assert self.box is not None
-        if self.lines:  # plain area resampling with a margin: thin border lines must survive
-            t, l, b, r = self.box
+        t, l, b, r = self.box
+        if self.lines:  # area resampling with a margin: thin border lines must survive
             hk, wk = self.grid[0] * self.k, self.grid[1] * self.k
             mr = int(round(self.pad * (b - t) / hk))
             mc = int(round(self.pad * (r - l) / wk))
-            h, w = frame.shape[:2]
-            crop = frame[max(0, t - mr):min(h, b + mr), max(0, l - mc):min(w, r + mc)]
-            need = (max(0, mr - t), max(0, b + mr - h), max(0, mc - l), max(0, r + mc - w))
-            if any(need):
-                crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
-            return shrink(crop, (wk + 2 * self.pad, hk + 2 * self.pad))
-        t, l, b, r = self.box
+            return (t - mr, l - mc, b + mr, r + mc), (wk + 2 * self.pad, hk + 2 * self.pad), False
         size = (self.grid[1] * self.k, self.grid[0] * self.k)
-        inside = t >= 0 and l >= 0 and b <= frame.shape[0] and r <= frame.shape[1]  # (rectify pads the rest)
-        if inside and b - t >= 2 * size[1] and r - l >= 2 * size[0]:
-            # Point sampling: ~10x cheaper than area-resampling the whole crop, and thick
-            # lattice walls and markers (several canvas pixels wide) lose nothing.
-            canvas = cv2.resize(frame[t:b, l:r], size, interpolation=cv2.INTER_NEAREST)
-        else:
-            canvas = rectify(frame, self.box, lattice_shape=self.grid, cell_px=self.k)
+        # Point sampling where the maze lies inside the frame at 2x the canvas or more: ~10x
+        # cheaper than area-resampling the whole crop, and thick lattice walls and markers
+        # (several canvas pixels wide) lose nothing.
+        inside = t >= 0 and l >= 0 and b <= shape[0] and r <= shape[1]
+        return (t, l, b, r), size, inside and b - t >= 2 * size[1] and r - l >= 2 * size[0]
+
+    def canvas(self, frame: Frame) -> np.ndarray:
+        """The maze region of ``frame`` at ``k`` pixels per lattice cell (RGB uint8, owned
+        by the analyser until the next frame); a :class:`~cvcheck.vision.yuv.YuvFrame` is
+        resampled in YUV and only the canvas converted."""
+        return self._sample(frame)[0]
+
+    def _sample(self, frame: Frame) -> tuple[np.ndarray, Runs]:
+        """The canvas and the runs of its rows that were resampled anew (all, when warped)."""
+        window, size, nearest = self.sampling(frame.shape)
+        sampler = self._sampler
+        if sampler is None or sampler.window != window or sampler.size != size or sampler.nearest != nearest:
+            sampler = self._sampler = CanvasSampler(window, size, nearest=nearest,
+                                                    tolerance=self.cfg.video_reuse_tolerance)
+            self._stale = True
+        canvas, runs = sampler.sample(frame)
         if self.warp is not None:
             h, w = canvas.shape[:2]
             canvas = cv2.warpAffine(canvas, self.warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                     borderMode=cv2.BORDER_REPLICATE)
-        return canvas
+            runs = [(0, h)]
+        return canvas, runs
 
     # -- per frame ---------------------------------------------------------------------------
-    def analyse(self, frame: np.ndarray, index: int) -> tuple[FrameObs, np.ndarray]:
-        canvas = self.canvas(frame)
-        hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
-        iou = self._layout(canvas, hsv)
+    def analyse(self, frame: Frame, index: int) -> tuple[FrameObs, np.ndarray]:
+        """What ``frame`` shows, and its canvas (owned by the analyser until the next frame).
+
+        Work on the canvas follows the rows the sampler resampled anew: the colours, the
+        layout and the goal of the rows that did not change are kept from the last frame."""
+        canvas, runs = self._sample(frame)
+        if self._stale:
+            runs, self._stale = [(0, canvas.shape[0])], False
+        hsv = self._hsv_rows(canvas, runs)
+        iou = self._layout(canvas, hsv, runs)
         # a camera drifting slowly is re-located again as soon as the match keeps falling
         due = index - self._last_relocate >= RELOCATE_EVERY or iou < self._relocate_iou - RELOCATE_DROP
         if iou < max(RELOCATE_BELOW, self.cfg.layout_iou_min) and due:
@@ -188,37 +215,86 @@ class FrameAnalyser:
             if self.locate(frame):
                 new_canvas = self.canvas(frame)
                 new_hsv = cv2.cvtColor(new_canvas, cv2.COLOR_RGB2HSV)
-                new_iou = self._layout(new_canvas, new_hsv)
+                new_iou = self._layout(new_canvas, new_hsv, None)
                 # the maze moved, not changed: it matches well where it was found again - or, when
                 # it no longer matches well anywhere (walls redrawn), clearly better there
                 if new_iou > iou + 0.02 and new_iou > self.cfg.layout_iou_min or new_iou > iou + RELOCATE_GAIN:
                     canvas, hsv, iou = new_canvas, new_hsv, new_iou
                     self.relocations += 1
                     self._relocate_iou = new_iou
+                    runs, self._stale = [(0, canvas.shape[0])], True  # what is kept followed the old place
                 else:
                     self.box, self.warp = old
             else:
                 self.box, self.warp = old
         st = self.style
         agent = hue_mask(hsv, st.agent_hue, min_saturation=self.agent_floor, min_value=st.min_value)
-        goal = hue_mask(hsv, st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
         agents = self._continued(index, self._blobs(agent, FAINT * self.agent_min_px, with_overlap=True,
                                                     trail=True))
         self._follow_vividness(hsv, agents)
-        goals = self._blobs(goal, self.goal_min_px, with_overlap=False)
+        goals = self._goal_blobs(hsv, runs)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
         covered = float(np.count_nonzero(agent[self._goal_window])) / max(1, agent[self._goal_window].size)
         return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal, goal_covered=covered), canvas
 
-    def _layout(self, canvas: np.ndarray, hsv: np.ndarray) -> float:
+    def _hsv_rows(self, canvas: np.ndarray, runs: Runs) -> np.ndarray:
+        """The canvas in HSV, converted again in ``runs`` only (a buffer kept across frames)."""
+        if self._hsv is None or self._hsv.shape != canvas.shape:
+            self._hsv = np.empty_like(canvas)
+            runs = [(0, canvas.shape[0])]
+        for r0, r1 in runs:
+            self._hsv[r0:r1] = cv2.cvtColor(canvas[r0:r1], cv2.COLOR_RGB2HSV)
+        return self._hsv
+
+    def _goal_blobs(self, hsv: np.ndarray, runs: Runs) -> list[Blob]:
+        """Goal-coloured objects; the same as the last frame's when no canvas row changed."""
+        st = self.style
+        if self._goal_mask is None or self._goal_mask.shape != hsv.shape[:2]:
+            self._goal_mask = np.zeros(hsv.shape[:2], np.uint8)
+            runs = [(0, hsv.shape[0])]
+        elif not runs and self._goals is not None:
+            return self._goals
+        for r0, r1 in runs:
+            self._goal_mask[r0:r1] = hue_mask(hsv[r0:r1], st.goal_hue, min_saturation=st.min_saturation,
+                                              min_value=st.min_value)
+        self._goals = self._blobs(self._goal_mask, self.goal_min_px, with_overlap=False)
+        return self._goals
+
+    def _layout(self, canvas: np.ndarray, hsv: np.ndarray, runs: Runs | None) -> float:
+        """The wall layout IoU; ``runs``: the rows changed since the last frame, whose cached
+        per-row (lattice) or per-segment (lines) sums are brought up to date (None: all, from
+        scratch, leaving the caches alone)."""
+        if runs == [] and self._iou is not None:  # nothing changed: nor did what was read from it
+            return self._iou
         if not self.lines:
-            dark = colors.dark_mask(canvas) & self.iou_care
-            union = np.count_nonzero(dark | self.ref_care)
-            return float(np.count_nonzero(dark & self.ref_care) / union) if union else 0.0
-        est_v, est_h, seen_v, seen_h = self.read_slots(hsv)
-        inter = np.count_nonzero(est_v & self.ref_v & seen_v) + np.count_nonzero(est_h & self.ref_h & seen_h)
-        union = np.count_nonzero((est_v | self.ref_v) & seen_v) + np.count_nonzero((est_h | self.ref_h) & seen_h)
-        return float(inter / union) if union else 0.0
+            inter, union = self._lattice_counts(canvas, runs)
+        else:
+            est_v, est_h, seen_v, seen_h = self.read_slots(hsv, runs)
+            inter = np.count_nonzero(est_v & self.ref_v & seen_v) + np.count_nonzero(est_h & self.ref_h & seen_h)
+            union = np.count_nonzero((est_v | self.ref_v) & seen_v) + np.count_nonzero((est_h | self.ref_h) & seen_h)
+        iou = float(inter / union) if union else 0.0
+        if runs is not None:
+            self._iou = iou
+        return iou
+
+    def _lattice_counts(self, canvas: np.ndarray, runs: Runs | None) -> tuple[int, int]:
+        """Wall pixels drawn over the reference's (intersection) and either's (union), cared-for
+        pixels only; per canvas row, kept across frames."""
+        def count(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
+            dark = colors.dark_mask(canvas[r0:r1]) & self.iou_care[r0:r1]
+            ref = self.ref_care[r0:r1]
+            return np.count_nonzero(dark & ref, axis=1), np.count_nonzero(dark | ref, axis=1)
+
+        h = canvas.shape[0]
+        if runs is None:
+            inter, union = count(0, h)
+            return int(inter.sum()), int(union.sum())
+        if self._row_counts is None:
+            self._row_counts = np.zeros((2, h), np.int64)
+            runs = [(0, h)]
+        for r0, r1 in runs:
+            self._row_counts[0, r0:r1], self._row_counts[1, r0:r1] = count(r0, r1)
+        return int(self._row_counts[0].sum()), int(self._row_counts[1].sum())
 
     def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
         if trail:  # frames each pixel has been agent-coloured for (saturating at 255; mask is 0/255)
@@ -386,24 +462,26 @@ class FrameAnalyser:
             length = np.clip((self.pad + np.arange(along) * 2 * k)[:, None] + band, 0, size_along - 1).ravel()
             self._slot_index[vertical] = (across, length, along, band.size)
 
-    def read_slots(self, hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def read_slots(self, hsv: np.ndarray, runs: Runs | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                               np.ndarray]:
         """Which wall lines are drawn, and which could be seen: boolean (rows, cols+1) vertical
         and (rows+1, cols) horizontal, then the same for "not hidden" (a line under the agent,
-        an icon or a marker for more than a quarter of its length is neither drawn nor erased)."""
-        vs, seen_v = self._line_means(hsv, vertical=True)
-        hs, seen_h = self._line_means(hsv, vertical=False)
+        an icon or a marker for more than a quarter of its length is neither drawn nor erased).
+        ``runs``: see :meth:`_layout`."""
+        vs, seen_v = self._line_means(hsv, vertical=True, runs=runs)
+        hs, seen_h = self._line_means(hsv, vertical=False, runs=runs)
         # The darkness of a drawn line depends on its width and the canvas scale (a heavy
         # border, faint 1-px walls), so the threshold is set between the reference's inner walls
         # as drawn at their darkest so far in this video (lines fading out are then read as
         # gone) and its open boundaries as first seen (white, or a faint cell grid).
         opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
         if self.open_level is None:
-            self.open_level = float(np.median(opened)) if opened.size else 0.0
+            self.open_level = _median(opened) if opened.size else 0.0
         elif opened.size:
             # The paper as dark as it was first seen: a video's tone drifts (grey paper, lifted
             # blacks, a dimming frame) and every line darkens with its paper, the open ones too,
             # which the threshold set on the first frames would read as walls drawn.
-            drift = np.float32(float(np.median(opened)) - self.open_level)
+            drift = np.float32(_median(opened) - self.open_level)
             vs, hs = vs - drift, hs - drift
         walls = np.concatenate([vs[self.ref_v & seen_v], hs[self.ref_h & seen_h]])
         inner = np.concatenate([vs[:, 1:-1][(self.ref_v & seen_v)[:, 1:-1]], hs[1:-1][(self.ref_h & seen_h)[1:-1]]])
@@ -411,22 +489,55 @@ class FrameAnalyser:
             walls = inner
         if not walls.size:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
-        self.level = max(self.level, float(np.median(walls)))
+        self.level = max(self.level, _median(walls))
         base = min(self.open_level, 0.5 * self.level)
         if self.level - base < 0.03:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
         thr = base + 0.45 * (self.level - base)
         return vs > thr, hs > thr, seen_v, seen_h
 
-    def _line_means(self, hsv: np.ndarray, *, vertical: bool) -> tuple[np.ndarray, np.ndarray]:
+    def _line_means(self, hsv: np.ndarray, *, vertical: bool,
+                    runs: Runs | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per wall line: the darkness along the central band of its cell side, at the best of
         a few offsets across it (the line may sit a pixel off), and whether it is seen (at
         most a quarter of that band coloured: a coloured icon is no wall). The darkness is
         summed over two neighbouring canvas rows, so that a line thinner than a canvas pixel
         reads the same whether it falls on one row or straddles two (a camera shaking by a
-        pixel or two). Only the pixels on the lines are read. Shapes (rows, cols+1) for
-        vertical lines, (rows+1, cols) for horizontal ones."""
+        pixel or two). Only the pixels on the lines are read, and of those only the segments
+        in the rows of ``runs`` (see :meth:`_layout`). Shapes (rows, cols+1) for vertical
+        lines, (rows+1, cols) for horizontal ones."""
         across, length, along, nb = self._slot_index[vertical]
+        sums = self._slot_sums.get(vertical) if runs is not None else None
+        if sums is None:
+            sums = self._segment_sums(hsv, vertical, across, length)
+            if runs is not None:
+                self._slot_sums[vertical] = sums
+        elif runs:
+            changed = np.zeros(hsv.shape[0] + 1, bool)
+            for r0, r1 in runs:
+                changed[r0:r1] = True
+            if vertical:  # a cell side's band of rows
+                cells = np.flatnonzero(changed[length].reshape(along, nb).any(axis=1))
+                if cells.size:
+                    rows = length.reshape(along, nb)[cells].ravel()
+                    dark, col = self._segment_sums(hsv, vertical, across, rows)
+                    sums[0][:, cells], sums[1][:, cells] = dark, col
+            else:  # a line's row at one offset
+                lines = np.flatnonzero(changed[across])
+                if lines.size:
+                    dark, col = self._segment_sums(hsv, vertical, across[lines], length)
+                    sums[0][lines], sums[1][lines] = dark, col
+        dark_sums, coloured_counts = (a.reshape(-1, self._n_offs, along) for a in sums)
+        pairs = (dark_sums[:, :-1] + dark_sums[:, 1:]).astype(np.float32) / np.float32(255 * nb)
+        line, seen = pairs.max(axis=1), coloured_counts.max(axis=1) <= 0.25 * nb
+        return (line.T, seen.T) if vertical else (line, seen)
+
+    def _segment_sums(self, hsv: np.ndarray, vertical: bool, across: np.ndarray,
+                      length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Neutral darkness and coloured-pixel counts summed along each cell side's band:
+        (len(across), len(length) // band) int32 each, for lines at canvas columns (vertical)
+        or rows ``across`` and bands along ``length``."""
+        nb = self._slot_index[vertical][3]
         if vertical:  # (lines * offsets, length, 3): whole columns first, then the bands along them
             px = np.take(np.take(hsv, across, axis=1), length, axis=0).transpose(1, 0, 2)
         else:
@@ -436,14 +547,20 @@ class FrameAnalyser:
         # neutral darkness: how far below white, less the pixel's chroma (V - min(R, G, B)), so
         # that a pale tint (a translucent trail, a glow) adds no ink however light it is
         dark = np.where(coloured, 0, np.maximum(0, 255 - val - (sat * val) // 255))
-        out = []
-        for plane in (dark, coloured.astype(np.int16)):
-            sums = plane.reshape(-1, along, nb).sum(axis=2, dtype=np.int32)  # (lines * offsets, along)
-            out.append(sums.reshape(-1, self._n_offs, along))
-        dark_sums, coloured_counts = out
-        pairs = (dark_sums[:, :-1] + dark_sums[:, 1:]).astype(np.float32) / np.float32(255 * nb)
-        line, seen = pairs.max(axis=1), coloured_counts.max(axis=1) <= 0.25 * nb
-        return (line.T, seen.T) if vertical else (line, seen)
+        cells = length.size // nb
+        return (dark.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32),
+                coloured.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32))
+
+
+def _median(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of a non-empty 1-D array (the two middle values averaged
+    in its own dtype, as numpy does) by partial sorting: several times cheaper on the few
+    dozen segment values read every frame."""
+    n = values.size
+    if n % 2:
+        return float(np.partition(values, n // 2)[n // 2])
+    part = np.partition(values, (n // 2 - 1, n // 2))
+    return float((part[n // 2 - 1] + part[n // 2]) / values.dtype.type(2))
 
 
 def _upper_quartile(values: np.ndarray) -> float:

@@ -34,13 +34,14 @@ import threading
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 import numpy as np
 
 from ..config import MediaConfig
 from ..errors import InputError, MediaError
 from ..vision.arrays import as_rgb
+from ..vision.yuv import Frame, YuvFrame, YuvMatrix
 from .image import check_size
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
@@ -216,7 +217,10 @@ def probe(path: str | os.PathLike, *, config: MediaConfig | None = None) -> Vide
         container.close()
 
 
-class FrameReader:
+FrameT = TypeVar("FrameT", bound=Frame)  #: what a reader yields: RGB arrays, or (``yuv``) any Frame
+
+
+class FrameReader(Generic[FrameT]):
     """Iterate over a video's frames as ``uint8`` RGB arrays of shape (H, W, 3).
 
     Iterate once. After (or during) iteration: ``frames_read`` (frames yielded),
@@ -236,15 +240,21 @@ class FrameReader:
     threads : int
         Decoder threads (files): 0, FFmpeg's choice (frame and slice threads on every core);
         the frames are the same for any count.
+    yuv : bool
+        Files: yield 4:2:0 frames (most video) as :class:`~cvcheck.vision.yuv.YuvFrame`
+        (the decoded planes; whole-frame RGB, the same pixels as otherwise, on demand)
+        instead of converting each to RGB - for callers that need RGB of a part of most
+        frames. Frames in other pixel formats, and arrays, are RGB either way.
     """
 
     def __init__(self, source: VideoSource, *, stride: int = 1, max_frames: int | None = None,
-                 config: MediaConfig | None = None, threads: int = 0) -> None:
+                 config: MediaConfig | None = None, threads: int = 0, yuv: bool = False) -> None:
         if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
             raise MediaError(f"stride must be a positive integer, got {stride!r}")
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
             raise MediaError(f"threads must be a non-negative integer, got {threads!r}")
         self.threads = threads
+        self.yuv = yuv
         if max_frames is not None and (isinstance(max_frames, bool) or not isinstance(max_frames, int)
                                        or max_frames < 1):
             raise MediaError(f"max_frames must be a positive integer or None, got {max_frames!r}")
@@ -278,7 +288,7 @@ class FrameReader:
             except MediaError:
                 self._container.close()
                 raise
-            self._frames: Iterator[np.ndarray] = self._decode()
+            self._frames: Iterator[Frame] = self._decode()
         elif isinstance(source, np.ndarray) and source.ndim == 4:
             self._frames = self._arrays(iter(source))
         elif isinstance(source, np.ndarray) or isinstance(source, (bytes, bytearray)):
@@ -290,12 +300,12 @@ class FrameReader:
                 raise MediaError(f"not a video source: {type(source).__name__}") from exc
             self._frames = self._arrays(it)
 
-    def __iter__(self) -> FrameReader:
+    def __iter__(self) -> FrameReader[FrameT]:
         return self
 
-    def __next__(self) -> np.ndarray:
+    def __next__(self) -> FrameT:
         self._started = True
-        return next(self._frames)
+        return cast(FrameT, next(self._frames))
 
     def close(self) -> None:
         """Release the file (also done automatically at the end of iteration)."""
@@ -303,7 +313,7 @@ class FrameReader:
             self._container.close()
             self._container = None
 
-    def __enter__(self) -> FrameReader:
+    def __enter__(self) -> FrameReader[FrameT]:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -328,7 +338,7 @@ class FrameReader:
         if self.frames_read == 0:
             raise MediaError("the video has no frames")
 
-    def _decode(self) -> Iterator[np.ndarray]:
+    def _decode(self) -> Iterator[Frame]:
         import av
 
         container = self._container
@@ -408,12 +418,14 @@ class FrameReader:
         if problem is not None:
             self._stop(f"the file is cut short: {problem}")
 
-    def _take(self, frame) -> np.ndarray | None:
+    def _take(self, frame) -> Frame | None:
         index = self.frames_decoded
         self.frames_decoded += 1
         if index % self.stride:
             return None
         self.frames_read += 1
+        if self.yuv and frame.format.name in _YUV420:
+            return _yuv_frame(frame)
         if self._to_rgb is None:
             from av.video.reformatter import VideoReformatter
 
@@ -443,6 +455,32 @@ class FrameReader:
         return out
 
 
+_YUV420 = frozenset({"yuv420p", "yuvj420p"})  #: pixel formats kept as YuvFrame (8-bit 4:2:0)
+_local = threading.local()  # one RGB converter per thread (an swscale context is not shared between threads)
+
+
+def _rgb_of(frame) -> np.ndarray:  # frame: av.VideoFrame
+    """The decoder's RGB conversion of a frame, as :class:`FrameReader` gives it."""
+    reformatter = getattr(_local, "reformatter", None)
+    if reformatter is None:
+        from av.video.reformatter import VideoReformatter
+
+        reformatter = _local.reformatter = VideoReformatter()
+    return reformatter.reformat(frame, format="rgb24").to_ndarray()
+
+
+def _yuv_frame(frame) -> YuvFrame:  # frame: av.VideoFrame in a 4:2:0 format
+    """The frame's planes (views on the decoder's buffers, kept alive by them)."""
+    h, w = frame.height, frame.width
+    planes = []
+    for i, plane in enumerate(frame.planes[:3]):
+        ph, pw = (h, w) if i == 0 else ((h + 1) // 2, (w + 1) // 2)
+        planes.append(np.frombuffer(plane, np.uint8, count=plane.line_size * ph).reshape(ph, plane.line_size)[:, :pw])
+    matrix = YuvMatrix.from_tags(int(frame.colorspace or 0), int(frame.color_range or 0),
+                                 jpeg_format=frame.format.name == "yuvj420p")
+    return YuvFrame(*planes, matrix=matrix, to_rgb=lambda: _rgb_of(frame))
+
+
 def _more_frames(demux: Iterator[Any]) -> bool:
     """Whether the stream holds another non-empty packet (peeking at most a few)."""
     for _ in range(8):
@@ -456,21 +494,33 @@ def _more_frames(demux: Iterator[Any]) -> bool:
     return True
 
 
+@overload
 def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None = None,
-                config: MediaConfig | None = None, threads: int = 0) -> FrameReader:
+                config: MediaConfig | None = None, threads: int = 0,
+                yuv: Literal[False] = False) -> FrameReader[np.ndarray]: ...
+
+
+@overload
+def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None = None,
+                config: MediaConfig | None = None, threads: int = 0, yuv: bool) -> FrameReader[Frame]: ...
+
+
+def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None = None,
+                config: MediaConfig | None = None, threads: int = 0, yuv: bool = False) -> FrameReader[Any]:
     """Stream a video's frames (RGB uint8, (H, W, 3)) with constant memory.
 
     ``threads``: decoder threads (0: FFmpeg's choice, frame and slice threads on every core;
-    1 leaves the other cores to a caller analysing frames as they come).
+    1 leaves the other cores to a caller analysing frames as they come). ``yuv``: keep
+    4:2:0 frames as :class:`~cvcheck.vision.yuv.YuvFrame` (see :class:`FrameReader`).
 
     Returns a :class:`FrameReader` (an iterator) that reports ``frames_read``,
     ``truncated`` and ``error`` once consumed. See the module docstring for the
     guarantees on bad files.
     """
-    return FrameReader(source, stride=stride, max_frames=max_frames, config=config, threads=threads)
+    return FrameReader(source, stride=stride, max_frames=max_frames, config=config, threads=threads, yuv=yuv)
 
 
-def prefetched(frames: Iterable[np.ndarray], *, depth: int = 4) -> Generator[np.ndarray, None, None]:
+def prefetched(frames: Iterable[Frame], *, depth: int = 4) -> Generator[Frame, None, None]:
     """Read ``frames`` in a background thread, ``depth`` frames ahead (bounded memory).
 
     Decoding (PyAV) and OpenCV release the GIL, so per-frame analysis in the caller

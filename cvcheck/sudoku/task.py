@@ -77,7 +77,7 @@ def _optional(value: GridLike) -> GridLike:
     return None if value is None or (isinstance(value, str) and not value.strip()) else value
 
 
-def require_complete(reader: FrameReader) -> None:
+def require_complete(reader: FrameReader[Any]) -> None:
     """A truncated or partly corrupt video has no trustworthy final frame: refuse it.
 
     CV and CA are read on the final frame, so a partial read cannot be graded.

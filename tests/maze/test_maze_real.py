@@ -266,3 +266,52 @@ def test_a_start_marker_uncovered_by_a_slow_agent_is_not_learned_as_the_agent(tm
     assert not isinstance(reading, Unparseable), reading.reason
     assert reading.look.start is not None and reading.look.start.area < 0.5 * 0.31  # a piece of the circle
     assert learn_agent(frames, reading.look, reading.spec).hue_class == BLUE
+
+
+def _analysis_fields(a) -> list:
+    return [a.ious, a.goal_pos, a.goal_area, a.track.pos, a.track.overlap, a.cells, a.goal_bad, a.k, a.box]
+
+
+def test_frames_analysed_again_only_where_they_changed_match_frames_analysed_whole(corpus, monkeypatch) -> None:
+    # with no tolerance, the canvas rows kept from the last frame, and what was read from them
+    # (colours, layout, goal), are exactly what resampling and reading every frame whole gives
+    import numpy as np
+
+    from cvcheck.maze.video import analyse_video
+    from cvcheck.media.video import iter_frames
+    from cvcheck.vision.canvas import CanvasSampler
+
+    root, cases = corpus
+    config = Config.from_dict({"maze": {"video_reuse_tolerance": 0}}).maze
+    videos = [c for c in cases if c["modality"] == "video"]
+    assert {c["look"] for c in videos} >= {"mmgr", "mazeplot"}  # lattice and line walls
+    kept = []
+    for c in videos:
+        frames = list(iter_frames(root / c["answer"], yuv=True))
+        incremental = analyse_video(frames, None, config=config)
+        with monkeypatch.context() as m:
+            m.setattr(CanvasSampler, "_changed_rows", lambda self, planes: np.ones(self.size[1], bool))
+            whole = analyse_video(frames, None, config=config)
+        for a, b in zip(_analysis_fields(incremental), _analysis_fields(whole)):
+            assert np.array_equal(np.asarray(a, dtype=object if isinstance(a, list) else None),
+                                  np.asarray(b, dtype=object if isinstance(b, list) else None),
+                                  equal_nan=not isinstance(a, list)), c["id"]
+        kept.append(len(frames))
+    assert sum(kept) > 100
+
+
+def test_yuv_and_rgb_frames_give_the_same_verdicts(corpus) -> None:
+    # the file reader keeps frames in YUV and converts only the canvas; the same frames given
+    # as RGB arrays (converted whole by the decoder) are graded alike
+    from cvcheck.maze.verdict import video_result
+    from cvcheck.maze.video import analyse_video
+    from cvcheck.media.video import iter_frames
+
+    root, cases = corpus
+    config = Config().maze
+    for c in [c for c in cases if c["modality"] == "video"]:
+        path = root / c["answer"]
+        via_yuv = grade(path, config=Config())
+        rgb = analyse_video(iter_frames(path), None, config=config)
+        assert not isinstance(rgb, Unparseable), c["id"]
+        assert video_result(rgb, id="", config=config, config_hash="").overall == via_yuv.overall, c["id"]

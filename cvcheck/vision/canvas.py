@@ -1,0 +1,311 @@
+"""A frame's window resampled onto a small canvas, again only where the frame changed.
+
+In most answer videos little moves from one frame to the next: the maze stands still
+and an agent of a few pixels walks through it. :class:`CanvasSampler` keeps the last
+canvas and the source pixels each canvas row was resampled from; for a new frame it
+resamples again only the rows whose source rows changed by more than ``tolerance``
+levels since then (all of them for the first frame, a cut or a moving camera), and
+says which rows those are, so that the work built on the canvas can follow the same
+rows. With ``tolerance=0`` the canvas is exactly the one resampled from scratch.
+
+Sampling: point samples; or, shrinking by 2x or more, means of whole blocks of pixels
+(an integer factor, aligned to the window's first pixel, by halvings where it is even:
+OpenCV's fast path, within a level of one step) then linear, so that thin lines keep
+their ink; or, under 2x, linear, which still touches every source pixel. Every linear
+step goes through fixed ``cv2.remap`` maps, so that a band of rows resampled alone is
+bit-identical to the same rows of the whole canvas. A :class:`~cvcheck.vision.yuv.YuvFrame`
+is resampled plane by plane (each chroma sample standing for its 2 x 2 pixels, as a
+decoder's conversion has it) and only the canvas is converted to RGB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .yuv import Frame, YuvFrame, yuv_to_rgb
+
+Runs = list[tuple[int, int]]  #: ``[start, stop)`` row ranges, in order
+MERGE_GAP = 8       #: changed rows this few apart are resampled as one run (each run costs a dozen OpenCV calls)
+MERGE_SHARE = 0.05  #: ... or this share of the canvas height apart
+
+
+@dataclass(frozen=True)
+class _Axis:
+    """How one axis of the canvas is sampled: for each canvas index, the source pixels it
+    reads (``lo``, ``hi``: inclusive-exclusive, in the source's pixels) and the remap
+    coordinate of the linear step (in the grid it reads: source or block means)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    pos: np.ndarray          #: linear step: positions on its grid; nearest: source indices
+    chroma_pos: np.ndarray   #: linear step from a 4:2:0 chroma plane (luma positions mapped)
+
+
+class CanvasSampler:
+    """Resample ``window`` (top, left, bottom, right: whole frame pixels, may reach past the
+    frame) of each frame onto a ``size`` (width, height) RGB canvas.
+
+    Parameters
+    ----------
+    window, size :
+        The frame's part and the canvas it becomes.
+    nearest : bool
+        Point samples (else block means for 2x or more, then linear).
+    tolerance : int
+        Levels a source pixel may change by before the canvas rows that read it are
+        resampled again (0: any change; the canvas is always exact).
+    """
+
+    def __init__(self, window: tuple[int, int, int, int], size: tuple[int, int], *, nearest: bool = False,
+                 tolerance: int = 0) -> None:
+        self.window, self.size, self.nearest, self.tolerance = window, size, nearest, int(tolerance)
+        t, l, b, r = window
+        w_out, h_out = size
+        self._area = None if nearest else _area_step(window, size)
+        self.rows = self._axis(t, b, h_out, 0)
+        self.cols = self._axis(l, r, w_out, 1)
+        self._canvas = np.zeros((h_out, w_out, 3), np.uint8)
+        self._small: np.ndarray | None = None  # block means (area step), as last computed
+        self._ref: list[np.ndarray] | None = None  # source pixels each row was last resampled from
+        self._shape: tuple[int, ...] | None = None
+        self._region: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self._maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    # -- geometry ---------------------------------------------------------------------------
+    def _axis(self, start: int, stop: int, n: int, axis: int) -> _Axis:
+        if self.nearest:
+            idx = int(start) + np.floor(np.arange(n) * (1.0 / (n / (stop - start)))).astype(np.intp)
+            return _Axis(lo=idx, hi=idx + 1, pos=idx, chroma_pos=idx // 2)
+        step = (stop - start) / n
+        if self._area is not None:
+            (y0, x0, fy, fx, ny, nx), small = self._area
+            first, f, count = (y0, fy, ny) if axis == 0 else (x0, fx, nx)
+            pos = _positions(small[axis], step / f, n, False)
+            cell = np.clip(np.floor(pos), 0, count - 1).astype(np.intp)
+            nxt = np.clip(cell + 1, 0, count - 1)
+            # (chroma on its own grid when blocks do not hold whole chroma samples: the luma rows
+            # of the two chroma samples it reads count as read too)
+            chroma_pos = _positions(start, step, n, True)
+            luma = 2 * np.floor(chroma_pos).astype(np.intp)
+            return _Axis(lo=np.minimum(first + cell * f, luma), hi=np.maximum(first + (nxt + 1) * f, luma + 4),
+                         pos=pos, chroma_pos=chroma_pos)
+        pos = _positions(start, step, n, False)
+        cell = np.floor(pos).astype(np.intp)
+        return _Axis(lo=cell, hi=cell + 2, pos=pos, chroma_pos=_positions(start, step, n, True))
+
+    def _region_of(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """The frame pixels read (clipped to the frame), with a chroma-aligned margin."""
+        h, w = shape[:2]
+        y0 = min(max(0, int(self.rows.lo.min()) - 2), h - 1)
+        x0 = min(max(0, int(self.cols.lo.min()) - 2), w - 1)
+        y1 = max(min(h, int(self.rows.hi.max()) + 2), y0 + 1)
+        x1 = max(min(w, int(self.cols.hi.max()) + 2), x0 + 1)
+        return y0 - y0 % 2, x0 - x0 % 2, y1, x1
+
+    # -- per frame --------------------------------------------------------------------------
+    def sample(self, frame: Frame) -> tuple[np.ndarray, Runs]:
+        """The frame's canvas (RGB (height, width, 3) uint8, owned by the sampler: copy it
+        to keep it past the next call) and the runs of canvas rows resampled anew."""
+        planes = self._planes(frame)
+        if self._ref is None or frame.shape != self._shape:
+            self._shape = frame.shape
+            self._region = self._region_of(frame.shape)
+            changed = np.ones(self.size[1], bool)
+        else:
+            changed = self._changed_rows(planes)
+        runs = _runs(changed, gap=max(MERGE_GAP, int(MERGE_SHARE * self.size[1])))
+        for start, stop in runs:
+            self._canvas[start:stop] = self._resample(frame, start, stop)
+        self._remember(planes, runs)
+        return self._canvas, runs
+
+    def _planes(self, frame: Frame) -> list[np.ndarray]:
+        """The source pixels read (the region), per plane: Y, U, V or RGB."""
+        y0, x0, y1, x1 = self._region if self._shape == frame.shape else self._region_of(frame.shape)
+        if isinstance(frame, YuvFrame):
+            return [frame.y[y0:y1, x0:x1], frame.u[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2],
+                    frame.v[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2]]
+        return [frame[y0:y1, x0:x1]]
+
+    def _changed_rows(self, planes: list[np.ndarray]) -> np.ndarray:
+        """Canvas rows reading a source row that changed by more than the tolerance."""
+        assert self._ref is not None
+        n_src = planes[0].shape[0]
+        moved = np.zeros(n_src + 1, bool)
+        for i, (now, ref) in enumerate(zip(planes, self._ref)):
+            diff = cv2.absdiff(now, ref).reshape(now.shape[0], -1)
+            over = cv2.reduce(diff, 1, cv2.REDUCE_MAX).ravel() > self.tolerance
+            if i == 0:
+                moved[:n_src] |= over
+            else:  # a chroma row holds two luma rows
+                moved[:n_src] |= np.repeat(over, 2)[:n_src]
+        return self._rows_reading(moved)
+
+    def _rows_reading(self, moved: np.ndarray) -> np.ndarray:
+        """Canvas rows whose source rows (``lo``..``hi``) include a moved one."""
+        y0 = self._region[0]
+        count = np.concatenate([[0], np.cumsum(moved)])
+        n = moved.size - 1
+        lo = np.clip(self.rows.lo - y0, 0, n)
+        hi = np.clip(self.rows.hi - y0, 0, n)
+        hit = count[hi] - count[lo] > 0
+        # rows read only beyond the frame repeat its edge row
+        hit |= (self.rows.hi - y0 > n) & bool(moved[n - 1]) | (self.rows.lo - y0 < 0) & bool(moved[0])
+        return hit
+
+    def _remember(self, planes: list[np.ndarray], runs: Runs) -> None:
+        """Keep the source pixels the resampled rows read, for the next comparison."""
+        n = planes[0].shape[0]
+        if self._ref is None or runs == [(0, self.size[1])]:
+            self._ref = [p.copy() for p in planes]
+            return
+        y0 = self._region[0]
+        for start, stop in runs:  # (source rows grow with canvas rows)
+            lo = min(max(0, int(self.rows.lo[start]) - y0), n)
+            hi = min(max(lo, int(self.rows.hi[stop - 1]) - y0), n)
+            self._ref[0][lo:hi] = planes[0][lo:hi]
+            if len(planes) == 3:
+                self._ref[1][lo // 2:(hi + 1) // 2] = planes[1][lo // 2:(hi + 1) // 2]
+                self._ref[2][lo // 2:(hi + 1) // 2] = planes[2][lo // 2:(hi + 1) // 2]
+
+    # -- resampling -------------------------------------------------------------------------
+    def _resample(self, frame: Frame, start: int, stop: int) -> np.ndarray:
+        """Canvas rows ``[start, stop)`` of ``frame``, RGB."""
+        rows, cols = self.rows, self.cols
+        if self.nearest:
+            ys, xs = _clip(rows.pos[start:stop], frame.shape[0]), _clip(cols.pos, frame.shape[1])
+            if isinstance(frame, YuvFrame):
+                yuv = cv2.merge([frame.y[ys][:, xs], frame.u[ys // 2][:, xs // 2], frame.v[ys // 2][:, xs // 2]])
+                return yuv_to_rgb(yuv, frame.matrix)
+            return frame[ys][:, xs]
+        if self._area is not None:
+            return self._resample_area(frame, start, stop)
+        if isinstance(frame, YuvFrame):
+            y = self._linear(frame.y, "y", start, stop, rows.pos, cols.pos)
+            return yuv_to_rgb(cv2.merge([y, *self._chroma(frame, start, stop)]), frame.matrix)
+        return self._linear(frame, "y", start, stop, rows.pos, cols.pos)
+
+    def _chroma(self, frame: YuvFrame, start: int, stop: int) -> list[np.ndarray]:
+        """U and V of canvas rows ``[start, stop)``, each sample standing for its 2 x 2 pixels."""
+        return [self._linear(c, "c", start, stop, self.rows.chroma_pos, self.cols.chroma_pos)
+                for c in (frame.u, frame.v)]
+
+    def _resample_area(self, frame: Frame, start: int, stop: int) -> np.ndarray:
+        assert self._area is not None
+        (y0, x0, fy, fx, ny, nx), _ = self._area
+        rows = self.rows
+        cells = np.floor(rows.pos[start:stop])
+        s0 = int(np.clip(cells.min(), 0, ny - 1))
+        s1 = int(np.clip(cells.max() + 1, 0, ny - 1)) + 1  # block rows [s0, s1) are read
+        top, bottom = y0 + s0 * fy, y0 + s1 * fy
+        yuv = isinstance(frame, YuvFrame)
+        whole_chroma = yuv and fy % 2 == fx % 2 == y0 % 2 == x0 % 2 == 0
+        channels = 3 if whole_chroma or not yuv else 1
+        if self._small is None or self._small.shape[2] != channels:
+            self._small = np.zeros((ny, nx, channels), np.uint8)
+        if yuv:
+            assert isinstance(frame, YuvFrame)
+            means = [_area(_window(frame.y, top, x0, bottom, x0 + nx * fx), fy, fx)]
+            if whole_chroma:  # blocks of whole chroma samples: their means are the blocks' chroma
+                means += [_area(_window(c, top // 2, x0 // 2, bottom // 2, (x0 + nx * fx) // 2), fy // 2, fx // 2)
+                          for c in (frame.u, frame.v)]
+            self._small[s0:s1] = cv2.merge(means).reshape(s1 - s0, nx, channels)
+        else:
+            assert isinstance(frame, np.ndarray)
+            self._small[s0:s1] = _area(_window(frame, top, x0, bottom, x0 + nx * fx), fy, fx)
+        small = self._small if channels == 3 else self._small[:, :, 0]
+        out = self._linear(small, "small", start, stop, rows.pos, self.cols.pos)
+        if not yuv:
+            return out
+        assert isinstance(frame, YuvFrame)
+        if whole_chroma:
+            return yuv_to_rgb(out, frame.matrix)
+        return yuv_to_rgb(cv2.merge([out, *self._chroma(frame, start, stop)]), frame.matrix)
+
+    def _linear(self, plane: np.ndarray, key: str, start: int, stop: int, ys: np.ndarray,
+                xs: np.ndarray) -> np.ndarray:
+        """Rows ``[start, stop)`` of the linear samples of ``plane`` at ``ys`` x ``xs``
+        (pixel-centre coordinates in ``plane``; ``key`` names the cached maps)."""
+        if key not in self._maps:
+            mx = np.ascontiguousarray(np.broadcast_to(xs[None, :], (ys.size, xs.size)), np.float32)
+            my = np.ascontiguousarray(np.broadcast_to(ys[:, None], (ys.size, xs.size)), np.float32)
+            self._maps[key] = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        m1, m2 = self._maps[key]
+        # (remap reads only the pixels the maps point at, the plane's edge repeated beyond it)
+        return cv2.remap(plane, m1[start:stop], m2[start:stop], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _area_step(window: tuple[float, float, float, float], size: tuple[int, int]
+               ) -> tuple[tuple[int, int, int, int, int, int], tuple[float, float, float, float]] | None:
+    """The integer-factor area step for shrinking ``window`` onto ``size`` by 2x or more:
+    ``((y0, x0, fy, fx, ny, nx), window on the reduced grid)`` - blocks of ``fy x fx``
+    pixels from ``(y0, x0)``, ``ny x nx`` of them - or None under 2x."""
+    t, l, b, r = window
+    fy, fx = int((b - t) / size[1]), int((r - l) / size[0])
+    if fy < 2 or fx < 2:
+        return None
+    y0, x0 = int(np.floor(t)), int(np.floor(l))
+    ny, nx = int(np.ceil((b - y0) / fy)), int(np.ceil((r - x0) / fx))
+    return (y0, x0, fy, fx, ny, nx), ((t - y0) / fy, (l - x0) / fx, (b - y0) / fy, (r - x0) / fx)
+
+
+def _positions(start: float, step: float, n: int, chroma: bool) -> np.ndarray:
+    """Sample positions (pixel-centre coordinates) of output pixels ``0..n-1`` over a
+    window starting at edge ``start`` with ``step`` pixels per output pixel; for a
+    chroma plane, where in it a linear sample at that luma position falls."""
+    pos = start + (np.arange(n) + 0.5) * step - 0.5
+    if not chroma:
+        return pos
+    # between luma pixels i and i + 1: the same chroma sample when i is even (one 2 x 2
+    # block), else between samples (i - 1) / 2 and (i + 1) / 2
+    i = np.floor(pos)
+    return np.where(i % 2 == 0, i / 2, (i - 1) / 2 + (pos - i))
+
+
+def _area(block: np.ndarray, fy: int, fx: int) -> np.ndarray:
+    """Means of ``fy`` x ``fx`` blocks (the block's sides are multiples of them)."""
+    while fy % 2 == 0 and fx % 2 == 0:
+        block = cv2.resize(block, (block.shape[1] // 2, block.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        fy, fx = fy // 2, fx // 2
+    if fy > 1 or fx > 1:
+        block = cv2.resize(block, (block.shape[1] // fx, block.shape[0] // fy), interpolation=cv2.INTER_AREA)
+    return block
+
+
+def _window(plane: np.ndarray, y0: int, x0: int, y1: int, x1: int) -> np.ndarray:
+    """``plane[y0:y1, x0:x1]``, edge pixels repeated where it reaches past the plane."""
+    h, w = plane.shape[:2]
+    crop = plane[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
+    need = (max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w))
+    if any(need):
+        if crop.size == 0:  # wholly beyond the plane: the nearest edge pixel, repeated
+            cy, cx = min(max(0, y0), h - 1), min(max(0, x0), w - 1)
+            crop, need = plane[cy:cy + 1, cx:cx + 1], (0, y1 - y0 - 1, 0, x1 - x0 - 1)
+        crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
+    return crop
+
+
+def _clip(idx: np.ndarray, limit: int) -> np.ndarray:
+    return np.clip(idx, 0, limit - 1)
+
+
+def _runs(flags: np.ndarray, *, gap: int = 0) -> Runs:
+    """``[start, stop)`` of each run of True, runs at most ``gap`` apart joined (a few rows
+    more to resample cost less than a call more)."""
+    if not flags.any():
+        return []
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.view(np.int8), [0]])))
+    runs = [[int(a), int(b)] for a, b in zip(edges[::2], edges[1::2])]
+    joined = [runs[0]]
+    for a, b in runs[1:]:
+        if a - joined[-1][1] <= gap:
+            joined[-1][1] = b
+        else:
+            joined.append([a, b])
+    return [(a, b) for a, b in joined]
+
+
+__all__ = ["CanvasSampler", "Runs"]
