@@ -23,6 +23,7 @@ from ..config import MazeConfig
 from ..vision import colors
 from ..vision.canvas import CanvasSampler, Runs
 from ..vision.geometry import Box
+from ..vision.labels import components
 from ..vision.yuv import Frame, as_rgb_frame
 from .extract import refine_alignment
 from .lattice import MazeSpec
@@ -99,6 +100,7 @@ class FrameAnalyser:
         self._hsv: np.ndarray | None = None
         self._goal_mask: np.ndarray | None = None
         self._goals: list[Blob] | None = None
+        self._agent_hue: np.ndarray | None = None   # agent-hued pixels at the lowest floor (see _agent_mask)
         self._iou: float | None = None
         self._row_counts: np.ndarray | None = None  # lattice: (intersection, union) per canvas row
         self._slot_sums: dict[bool, tuple[np.ndarray, np.ndarray]] = {}  # lines: per segment, see _line_means
@@ -122,7 +124,8 @@ class FrameAnalyser:
         self.agent_px = style.agent_area * k * k if style.agent_area else None  # learned (detected looks)
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
-        self._one = np.ones(1, np.uint8)
+        self._prev_box: tuple[int, int, int, int] = (0, 0, 0, 0)  # where _prev_agent has pixels (x, y, w, h)
+        self._one = np.ones((1, 1), np.uint8)
         self._last_head: tuple[float, float] | None = None
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
         self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
@@ -227,8 +230,7 @@ class FrameAnalyser:
                     self.box, self.warp = old
             else:
                 self.box, self.warp = old
-        st = self.style
-        agent = hue_mask(hsv, st.agent_hue, min_saturation=self.agent_floor, min_value=st.min_value)
+        agent = self._agent_mask(hsv, runs)
         agents = self._continued(index, self._blobs(agent, FAINT * self.agent_min_px, with_overlap=True,
                                                     trail=True))
         self._follow_vividness(hsv, agents)
@@ -245,6 +247,26 @@ class FrameAnalyser:
         for r0, r1 in runs:
             self._hsv[r0:r1] = cv2.cvtColor(canvas[r0:r1], cv2.COLOR_RGB2HSV)
         return self._hsv
+
+    def _agent_mask(self, hsv: np.ndarray, runs: Runs) -> np.ndarray:
+        """Agent-coloured pixels at today's saturation floor (uint8 0/255): those of the
+        agent's hue and value as vivid as the floor can ever be (kept, brought up to date in
+        ``runs``), less those under today's floor (looked at only where there are any)."""
+        st = self.style
+        lowest = min(st.min_saturation, st.agent_saturation)  # (_follow_vividness never goes below)
+        if self._agent_hue is None or self._agent_hue.shape != hsv.shape[:2]:
+            self._agent_hue = np.zeros(hsv.shape[:2], np.uint8)
+            runs = [(0, hsv.shape[0])]
+        for r0, r1 in runs:
+            self._agent_hue[r0:r1] = hue_mask(hsv[r0:r1], st.agent_hue, min_saturation=lowest, min_value=st.min_value)
+        mask = self._agent_hue.copy()
+        if self.agent_floor > lowest:
+            x, y, w, h = cv2.boundingRect(mask)
+            if w:
+                sat = np.ascontiguousarray(hsv[y:y + h, x:x + w, 1])
+                _, vivid = cv2.threshold(sat, self.agent_floor - 1, 255, cv2.THRESH_BINARY)
+                cv2.bitwise_and(mask[y:y + h, x:x + w], vivid, dst=mask[y:y + h, x:x + w])
+        return mask
 
     def _goal_blobs(self, hsv: np.ndarray, runs: Runs) -> list[Blob]:
         """Goal-coloured objects; the same as the last frame's when no canvas row changed."""
@@ -299,13 +321,21 @@ class FrameAnalyser:
     def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
         if trail:  # frames each pixel has been agent-coloured for (saturating at 255; mask is 0/255)
             if self._prev_agent is None or self._prev_agent.shape != mask.shape:
-                self._prev_agent, self._one = np.zeros(mask.shape, np.uint8), np.ones(mask.shape, np.uint8)
-            self._prev_agent = cv2.bitwise_and(cv2.add(self._prev_agent, self._one), mask)
+                self._prev_agent, self._prev_box = np.zeros(mask.shape, np.uint8), (0, 0, 0, 0)
+                self._one = np.ones(mask.shape, np.uint8)
+            # (only where either has pixels: elsewhere it stays 0)
+            bx, by, bw, bh = _union(self._prev_box, _rect(mask))
+            if bw:
+                region = self._prev_agent[by:by + bh, bx:bx + bw]
+                cv2.add(region, self._one[by:by + bh, bx:bx + bw], dst=region)
+                cv2.bitwise_and(region, mask[by:by + bh, bx:bx + bw], dst=region)
+                x, y, w, h = _rect(region)
+                self._prev_box = (x + bx, y + by, w, h)
         prev = self._prev_agent
         x0, y0, w, h = cv2.boundingRect(mask)  # label only the part of the canvas that has pixels
         if w == 0 or h == 0:
             return []
-        count, labels, stats, cents = cv2.connectedComponentsWithStats(mask[y0:y0 + h, x0:x0 + w], connectivity=8)
+        count, labels, stats, cents = components(mask[y0:y0 + h, x0:x0 + w])
         if count <= 1:
             return []
         cents = cents + (x0, y0)
@@ -538,8 +568,8 @@ class FrameAnalyser:
         (len(across), len(length) // band) int32 each, for lines at canvas columns (vertical)
         or rows ``across`` and bands along ``length``."""
         nb = self._slot_index[vertical][3]
-        if vertical:  # (lines * offsets, length, 3): whole columns first, then the bands along them
-            px = np.take(np.take(hsv, across, axis=1), length, axis=0).transpose(1, 0, 2)
+        if vertical:  # (lines * offsets, length, 3): the bands' rows first (fewer), then the columns
+            px = np.take(np.take(hsv, length, axis=0), across, axis=1).transpose(1, 0, 2)
         else:
             px = np.take(np.take(hsv, across, axis=0), length, axis=1)
         sat, val = px[:, :, 1].astype(np.int32), px[:, :, 2].astype(np.int32)
@@ -550,6 +580,22 @@ class FrameAnalyser:
         cells = length.size // nb
         return (dark.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32),
                 coloured.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32))
+
+
+def _rect(mask: np.ndarray) -> tuple[int, int, int, int]:
+    """``cv2.boundingRect`` of a mask's set pixels: (x, y, w, h), w = 0 when none."""
+    x, y, w, h = cv2.boundingRect(mask)
+    return int(x), int(y), int(w), int(h)
+
+
+def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The box (x, y, w, h) around two boxes (an empty one, w = 0, adds nothing)."""
+    if not a[2]:
+        return b
+    if not b[2]:
+        return a
+    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
+    return x0, y0, max(a[0] + a[2], b[0] + b[2]) - x0, max(a[1] + a[3], b[1] + b[3]) - y0
 
 
 def _median(values: np.ndarray) -> float:

@@ -72,6 +72,8 @@ class CanvasSampler:
         self._ref: list[np.ndarray] | None = None  # source pixels each row was last resampled from
         self._shape: tuple[int, ...] | None = None
         self._region: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self._reads: tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None] = \
+            (np.zeros(0, np.intp), np.zeros(0, np.intp), None, None)
         self._maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- geometry ---------------------------------------------------------------------------
@@ -105,6 +107,15 @@ class CanvasSampler:
         x1 = max(min(w, int(self.cols.hi.max()) + 2), x0 + 1)
         return y0 - y0 % 2, x0 - x0 % 2, y1, x1
 
+    def _reads_of(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Each canvas row's source rows in the region (``n`` rows) as ``[lo, hi)``, and the
+        rows reading above or below the frame (None when none do)."""
+        y0 = self._region[0]
+        lo, hi = self.rows.lo - y0, self.rows.hi - y0
+        above, below = lo < 0, hi > n
+        return (np.clip(lo, 0, n), np.clip(hi, 0, n), above if above.any() else None,
+                below if below.any() else None)
+
     # -- per frame --------------------------------------------------------------------------
     def sample(self, frame: Frame) -> tuple[np.ndarray, Runs]:
         """The frame's canvas (RGB (height, width, 3) uint8, owned by the sampler: copy it
@@ -113,6 +124,7 @@ class CanvasSampler:
         if self._ref is None or frame.shape != self._shape:
             self._shape = frame.shape
             self._region = self._region_of(frame.shape)
+            self._reads = self._reads_of(planes[0].shape[0])
             changed = np.ones(self.size[1], bool)
         else:
             changed = self._changed_rows(planes)
@@ -134,26 +146,29 @@ class CanvasSampler:
         """Canvas rows reading a source row that changed by more than the tolerance."""
         assert self._ref is not None
         n_src = planes[0].shape[0]
-        moved = np.zeros(n_src + 1, bool)
+        moved = np.zeros(n_src + 1, bool)  # (+1: the row past the region, never moved)
         for i, (now, ref) in enumerate(zip(planes, self._ref)):
-            diff = cv2.absdiff(now, ref).reshape(now.shape[0], -1)
-            over = cv2.reduce(diff, 1, cv2.REDUCE_MAX).ravel() > self.tolerance
+            peak = cv2.reduce(cv2.absdiff(now, ref).reshape(now.shape[0], -1), 1, cv2.REDUCE_MAX).ravel()
+            over = peak > self.tolerance
             if i == 0:
                 moved[:n_src] |= over
             else:  # a chroma row holds two luma rows
-                moved[:n_src] |= np.repeat(over, 2)[:n_src]
+                moved[0:n_src:2] |= over[:(n_src + 1) // 2]
+                moved[1:n_src:2] |= over[:n_src // 2]
         return self._rows_reading(moved)
 
     def _rows_reading(self, moved: np.ndarray) -> np.ndarray:
-        """Canvas rows whose source rows (``lo``..``hi``) include a moved one."""
-        y0 = self._region[0]
-        count = np.concatenate([[0], np.cumsum(moved)])
-        n = moved.size - 1
-        lo = np.clip(self.rows.lo - y0, 0, n)
-        hi = np.clip(self.rows.hi - y0, 0, n)
-        hit = count[hi] - count[lo] > 0
-        # rows read only beyond the frame repeat its edge row
-        hit |= (self.rows.hi - y0 > n) & bool(moved[n - 1]) | (self.rows.lo - y0 < 0) & bool(moved[0])
+        """Canvas rows whose source rows (``lo``..``hi``, in the region) include a moved one."""
+        lo, hi, above, below = self._reads
+        count = np.empty(moved.size + 1, np.int32)
+        count[0] = 0
+        np.cumsum(moved, out=count[1:])
+        hit = count[hi] > count[lo]
+        # rows that read only beyond the frame repeat its edge row
+        if moved[0] and above is not None:
+            hit |= above
+        if moved[moved.size - 2] and below is not None:
+            hit |= below
         return hit
 
     def _remember(self, planes: list[np.ndarray], runs: Runs) -> None:
