@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -153,7 +153,8 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
     # frames before the one the maze was read from are analysed too (a frame too blurred to
     # read a puzzle from still shows the maze it is compared with)
     obs: list[FrameObs] = []
-    for i, frame in enumerate(chain(head, it)):
+    head.reverse()  # (popped as analysed: a reader frees a frame's buffer once it is gone)
+    for i, frame in enumerate(chain(_popping(head), it)):
         ob, canvas = analyser.analyse(frame, i)
         obs.append(ob)
         if on_canvas is not None:
@@ -163,6 +164,12 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
                                      line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None)
     analysis.look, analysis.agent, analysis.maze_frame = reading.look, agent, first
     return analysis
+
+
+def _popping(items: list[Frame]) -> Iterator[Frame]:
+    """The items from the end of ``items``, each removed as it is given."""
+    while items:
+        yield items.pop()
 
 
 def _line_halfwidth(look: MazeLook, agent: AgentLook) -> float:
