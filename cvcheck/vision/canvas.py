@@ -6,7 +6,10 @@ canvas and the source pixels each canvas row was resampled from; for a new frame
 resamples again only the rows whose source rows changed by more than ``tolerance``
 levels since then (all of them for the first frame, a cut or a moving camera), and
 says which rows those are, so that the work built on the canvas can follow the same
-rows. With ``tolerance=0`` the canvas is exactly the one resampled from scratch.
+rows. Where point or linear samples make a canvas many times smaller than the window,
+comparing the samples is cheaper than comparing the window: every sample is taken anew
+and a row converted again when one of its samples moved by more than ``tolerance``.
+With ``tolerance=0`` the canvas is exactly the one resampled from scratch.
 
 Sampling: point samples; or, shrinking by 2x or more, means of whole blocks of pixels
 (an integer factor, aligned to the window's first pixel, by halvings where it is even:
@@ -30,6 +33,7 @@ from .yuv import Frame, YuvFrame, yuv_to_rgb
 Runs = list[tuple[int, int]]  #: ``[start, stop)`` row ranges, in order
 MERGE_GAP = 8       #: changed rows this few apart are resampled as one run (each run costs a dozen OpenCV calls)
 MERGE_SHARE = 0.05  #: ... or this share of the canvas height apart
+DIRECT_SHARE = 2.0  #: point or linear samples are compared, not the window, on canvases this many times smaller
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,9 @@ class CanvasSampler:
     nearest : bool
         Point samples (else block means for 2x or more, then linear).
     tolerance : int
-        Levels a source pixel may change by before the canvas rows that read it are
-        resampled again (0: any change; the canvas is always exact).
+        Levels a source pixel (or, where samples are compared, a sample) may change by
+        before the canvas rows that read it are resampled again (0: any change; the canvas
+        is always exact).
     """
 
     def __init__(self, window: tuple[int, int, int, int], size: tuple[int, int], *, nearest: bool = False,
@@ -75,6 +80,11 @@ class CanvasSampler:
         self._reads: tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None] = \
             (np.zeros(0, np.intp), np.zeros(0, np.intp), None, None)
         self._maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # Point or linear samples onto a canvas of far fewer pixels than the window: every sample
+        # is taken anew and compared (cheaper than comparing the window's pixels)
+        self._direct = self._area is None and DIRECT_SHARE * w_out * h_out <= (b - t) * (r - l)
+        self._last: np.ndarray | None = None  # (direct) the samples the canvas was converted from
+        self._kind: type | None = None
 
     # -- geometry ---------------------------------------------------------------------------
     def _axis(self, start: int, stop: int, n: int, axis: int) -> _Axis:
@@ -120,6 +130,8 @@ class CanvasSampler:
     def sample(self, frame: Frame) -> tuple[np.ndarray, Runs]:
         """The frame's canvas (RGB (height, width, 3) uint8, owned by the sampler: copy it
         to keep it past the next call) and the runs of canvas rows resampled anew."""
+        if self._direct:
+            return self._sample_direct(frame)
         planes = self._planes(frame)
         if self._ref is None or frame.shape != self._shape:
             self._shape = frame.shape
@@ -133,6 +145,34 @@ class CanvasSampler:
             self._canvas[start:stop] = self._resample(frame, start, stop)
         self._remember(planes, runs)
         return self._canvas, runs
+
+    def _sample_direct(self, frame: Frame) -> tuple[np.ndarray, Runs]:
+        """Point or linear samples: every canvas sample is taken anew (a few cheap remaps, far
+        fewer pixels than the window) and compared with the samples the canvas holds; only
+        the rows where one moved by more than the tolerance are converted again."""
+        samples = self._direct_samples(frame)
+        h = self.size[1]
+        if self._last is None or frame.shape != self._shape or type(frame) is not self._kind:
+            self._shape, self._kind = frame.shape, type(frame)
+            self._last = samples.copy()
+            runs: Runs = [(0, h)]
+        else:
+            peak = cv2.reduce(cv2.absdiff(samples, self._last).reshape(h, -1), 1, cv2.REDUCE_MAX).ravel()
+            runs = _runs(peak > self.tolerance, gap=max(MERGE_GAP, int(MERGE_SHARE * h)))
+            for start, stop in runs:
+                self._last[start:stop] = samples[start:stop]
+        for start, stop in runs:
+            block = samples[start:stop]
+            self._canvas[start:stop] = yuv_to_rgb(block, frame.matrix) if isinstance(frame, YuvFrame) else block
+        return self._canvas, runs
+
+    def _direct_samples(self, frame: Frame) -> np.ndarray:
+        """The canvas's samples of ``frame`` before any colour conversion: (h, w, 3) YUV
+        (each chroma sample standing for its 2 x 2 pixels) or RGB."""
+        rows, cols, h = self.rows, self.cols, self.size[1]
+        if not isinstance(frame, YuvFrame):
+            return self._remap(frame, "y", 0, h, rows.pos, cols.pos)
+        return cv2.merge([self._remap(frame.y, "y", 0, h, rows.pos, cols.pos), *self._chroma(frame, 0, h)])
 
     def _planes(self, frame: Frame) -> list[np.ndarray]:
         """The source pixels read (the region), per plane: Y, U, V or RGB."""
@@ -189,23 +229,16 @@ class CanvasSampler:
     # -- resampling -------------------------------------------------------------------------
     def _resample(self, frame: Frame, start: int, stop: int) -> np.ndarray:
         """Canvas rows ``[start, stop)`` of ``frame``, RGB."""
-        rows, cols = self.rows, self.cols
-        if self.nearest:
-            ys, xs = _clip(rows.pos[start:stop], frame.shape[0]), _clip(cols.pos, frame.shape[1])
-            if isinstance(frame, YuvFrame):
-                yuv = cv2.merge([frame.y[ys][:, xs], frame.u[ys // 2][:, xs // 2], frame.v[ys // 2][:, xs // 2]])
-                return yuv_to_rgb(yuv, frame.matrix)
-            return frame[ys][:, xs]
         if self._area is not None:
             return self._resample_area(frame, start, stop)
         if isinstance(frame, YuvFrame):
-            y = self._linear(frame.y, "y", start, stop, rows.pos, cols.pos)
+            y = self._remap(frame.y, "y", start, stop, self.rows.pos, self.cols.pos)
             return yuv_to_rgb(cv2.merge([y, *self._chroma(frame, start, stop)]), frame.matrix)
-        return self._linear(frame, "y", start, stop, rows.pos, cols.pos)
+        return self._remap(frame, "y", start, stop, self.rows.pos, self.cols.pos)
 
     def _chroma(self, frame: YuvFrame, start: int, stop: int) -> list[np.ndarray]:
         """U and V of canvas rows ``[start, stop)``, each sample standing for its 2 x 2 pixels."""
-        return [self._linear(c, "c", start, stop, self.rows.chroma_pos, self.cols.chroma_pos)
+        return [self._remap(c, "c", start, stop, self.rows.chroma_pos, self.cols.chroma_pos)
                 for c in (frame.u, frame.v)]
 
     def _resample_area(self, frame: Frame, start: int, stop: int) -> np.ndarray:
@@ -232,7 +265,7 @@ class CanvasSampler:
             assert isinstance(frame, np.ndarray)
             self._small[s0:s1] = _area(_window(frame, top, x0, bottom, x0 + nx * fx), fy, fx)
         small = self._small if channels == 3 else self._small[:, :, 0]
-        out = self._linear(small, "small", start, stop, rows.pos, self.cols.pos)
+        out = self._remap(small, "small", start, stop, rows.pos, self.cols.pos)
         if not yuv:
             return out
         assert isinstance(frame, YuvFrame)
@@ -240,17 +273,20 @@ class CanvasSampler:
             return yuv_to_rgb(out, frame.matrix)
         return yuv_to_rgb(cv2.merge([out, *self._chroma(frame, start, stop)]), frame.matrix)
 
-    def _linear(self, plane: np.ndarray, key: str, start: int, stop: int, ys: np.ndarray,
-                xs: np.ndarray) -> np.ndarray:
-        """Rows ``[start, stop)`` of the linear samples of ``plane`` at ``ys`` x ``xs``
-        (pixel-centre coordinates in ``plane``; ``key`` names the cached maps)."""
+    def _remap(self, plane: np.ndarray, key: str, start: int, stop: int, ys: np.ndarray,
+               xs: np.ndarray) -> np.ndarray:
+        """Rows ``[start, stop)`` of the samples of ``plane`` at ``ys`` x ``xs`` (pixel-centre
+        coordinates in ``plane``; linear, or point samples when ``nearest``; ``key`` names
+        the cached maps)."""
         if key not in self._maps:
             mx = np.ascontiguousarray(np.broadcast_to(xs[None, :], (ys.size, xs.size)), np.float32)
             my = np.ascontiguousarray(np.broadcast_to(ys[:, None], (ys.size, xs.size)), np.float32)
-            self._maps[key] = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+            m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2, nninterpolation=self.nearest)
+            self._maps[key] = (m1, np.empty((0, 0), np.uint16) if m2 is None else m2)  # (None: point samples)
         m1, m2 = self._maps[key]
         # (remap reads only the pixels the maps point at, the plane's edge repeated beyond it)
-        return cv2.remap(plane, m1[start:stop], m2[start:stop], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        how = cv2.INTER_NEAREST if self.nearest else cv2.INTER_LINEAR
+        return cv2.remap(plane, m1[start:stop], m2[start:stop], how, borderMode=cv2.BORDER_REPLICATE)
 
 
 def _area_step(window: tuple[float, float, float, float], size: tuple[int, int]
@@ -301,10 +337,6 @@ def _window(plane: np.ndarray, y0: int, x0: int, y1: int, x1: int) -> np.ndarray
             crop, need = plane[cy:cy + 1, cx:cx + 1], (0, y1 - y0 - 1, 0, x1 - x0 - 1)
         crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
     return crop
-
-
-def _clip(idx: np.ndarray, limit: int) -> np.ndarray:
-    return np.clip(idx, 0, limit - 1)
 
 
 def _runs(flags: np.ndarray, *, gap: int = 0) -> Runs:

@@ -151,9 +151,10 @@ def _walk(n: int = 12) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("yuv", [False, True])
-@pytest.mark.parametrize("window,size,nearest", [((8, 10, 150, 190), (45, 36), False),
-                                                  ((8, 10, 150, 190), (170, 135), False),
-                                                  ((8, 10, 150, 190), (60, 60), True)])
+@pytest.mark.parametrize("window,size,nearest", [((8, 10, 150, 190), (45, 36), False),    # block means
+                                                  ((8, 10, 150, 190), (170, 135), False),  # linear
+                                                  ((8, 10, 150, 190), (100, 80), False),   # linear, samples compared
+                                                  ((8, 10, 150, 190), (60, 60), True)])    # points, samples compared
 def test_only_changed_rows_are_resampled_and_the_canvas_is_exact(yuv: bool, window: tuple[int, int, int, int],
                                                                  size: tuple[int, int], nearest: bool) -> None:
     frames = [YuvFrame.from_rgb(f) if yuv else f for f in _walk()]
