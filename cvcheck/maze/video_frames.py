@@ -31,6 +31,8 @@ from .metrics import _disk, upscale_cells
 from .read import MazeLook, at_junction, locate
 from .style import StyleProfile, hue_mask
 
+Rect = tuple[int, int, int, int]  #: (x, y, w, h) of a mask's set pixels; w = 0 when none
+
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
 PART_OF = 0.6        #: ... unless both are at least this share of a whole one (two objects)
 TRAIL_FACTOR = 2.2   #: an agent blob this much larger than the agent itself drags a trail
@@ -101,6 +103,8 @@ class FrameAnalyser:
         self._goal_mask: np.ndarray | None = None
         self._goals: list[Blob] | None = None
         self._agent_hue: np.ndarray | None = None   # agent-hued pixels at the lowest floor (see _agent_mask)
+        self._agent_rows = np.zeros(0, bool)        # ... which of its rows have any
+        self._goal_rows = np.zeros(0, bool)         # which rows of the goal mask have any
         self._iou: float | None = None
         self._row_counts: np.ndarray | None = None  # lattice: (intersection, union) per canvas row
         self._slot_sums: dict[bool, tuple[np.ndarray, np.ndarray]] = {}  # lines: per segment, see _line_means
@@ -230,8 +234,8 @@ class FrameAnalyser:
                     self.box, self.warp = old
             else:
                 self.box, self.warp = old
-        agent = self._agent_mask(hsv, runs)
-        agents = self._continued(index, self._blobs(agent, FAINT * self.agent_min_px, with_overlap=True,
+        agent, agent_rect = self._agent_mask(hsv, runs)
+        agents = self._continued(index, self._blobs(agent, agent_rect, FAINT * self.agent_min_px, with_overlap=True,
                                                     trail=True))
         self._follow_vividness(hsv, agents)
         goals = self._goal_blobs(hsv, runs)
@@ -248,38 +252,43 @@ class FrameAnalyser:
             self._hsv[r0:r1] = cv2.cvtColor(canvas[r0:r1], cv2.COLOR_RGB2HSV)
         return self._hsv
 
-    def _agent_mask(self, hsv: np.ndarray, runs: Runs) -> np.ndarray:
-        """Agent-coloured pixels at today's saturation floor (uint8 0/255): those of the
-        agent's hue and value as vivid as the floor can ever be (kept, brought up to date in
-        ``runs``), less those under today's floor (looked at only where there are any)."""
+    def _agent_mask(self, hsv: np.ndarray, runs: Runs) -> tuple[np.ndarray, Rect]:
+        """Agent-coloured pixels at today's saturation floor (uint8 0/255) and the box
+        around them: those of the agent's hue and value as vivid as the floor can ever be
+        (kept, brought up to date in ``runs``), less those under today's floor (looked at
+        only where there are any)."""
         st = self.style
         lowest = min(st.min_saturation, st.agent_saturation)  # (_follow_vividness never goes below)
         if self._agent_hue is None or self._agent_hue.shape != hsv.shape[:2]:
-            self._agent_hue = np.zeros(hsv.shape[:2], np.uint8)
+            self._agent_hue, self._agent_rows = np.zeros(hsv.shape[:2], np.uint8), np.zeros(hsv.shape[0], bool)
             runs = [(0, hsv.shape[0])]
         for r0, r1 in runs:
             self._agent_hue[r0:r1] = hue_mask(hsv[r0:r1], st.agent_hue, min_saturation=lowest, min_value=st.min_value)
+            self._agent_rows[r0:r1] = _rows_set(self._agent_hue[r0:r1])
         mask = self._agent_hue.copy()
-        if self.agent_floor > lowest:
-            x, y, w, h = cv2.boundingRect(mask)
-            if w:
-                sat = np.ascontiguousarray(hsv[y:y + h, x:x + w, 1])
-                _, vivid = cv2.threshold(sat, self.agent_floor - 1, 255, cv2.THRESH_BINARY)
-                cv2.bitwise_and(mask[y:y + h, x:x + w], vivid, dst=mask[y:y + h, x:x + w])
-        return mask
+        x, y, w, h = rect = _rect_within(mask, self._agent_rows)
+        if self.agent_floor > lowest and w:
+            sat = np.ascontiguousarray(hsv[y:y + h, x:x + w, 1])
+            _, vivid = cv2.threshold(sat, self.agent_floor - 1, 255, cv2.THRESH_BINARY)
+            cv2.bitwise_and(mask[y:y + h, x:x + w], vivid, dst=mask[y:y + h, x:x + w])
+            bx, by, w, h = _rect(mask[y:y + h, x:x + w])
+            rect = (x + bx, y + by, w, h) if w else (0, 0, 0, 0)
+        return mask, rect
 
     def _goal_blobs(self, hsv: np.ndarray, runs: Runs) -> list[Blob]:
         """Goal-coloured objects; the same as the last frame's when no canvas row changed."""
         st = self.style
         if self._goal_mask is None or self._goal_mask.shape != hsv.shape[:2]:
-            self._goal_mask = np.zeros(hsv.shape[:2], np.uint8)
+            self._goal_mask, self._goal_rows = np.zeros(hsv.shape[:2], np.uint8), np.zeros(hsv.shape[0], bool)
             runs = [(0, hsv.shape[0])]
         elif not runs and self._goals is not None:
             return self._goals
         for r0, r1 in runs:
             self._goal_mask[r0:r1] = hue_mask(hsv[r0:r1], st.goal_hue, min_saturation=st.min_saturation,
                                               min_value=st.min_value)
-        self._goals = self._blobs(self._goal_mask, self.goal_min_px, with_overlap=False)
+            self._goal_rows[r0:r1] = _rows_set(self._goal_mask[r0:r1])
+        self._goals = self._blobs(self._goal_mask, _rect_within(self._goal_mask, self._goal_rows), self.goal_min_px,
+                                  with_overlap=False)
         return self._goals
 
     def _layout(self, canvas: np.ndarray, hsv: np.ndarray, runs: Runs | None) -> float:
@@ -318,13 +327,15 @@ class FrameAnalyser:
             self._row_counts[0, r0:r1], self._row_counts[1, r0:r1] = count(r0, r1)
         return int(self._row_counts[0].sum()), int(self._row_counts[1].sum())
 
-    def _blobs(self, mask: np.ndarray, min_px: float, *, with_overlap: bool, trail: bool = False) -> list[Blob]:
+    def _blobs(self, mask: np.ndarray, rect: Rect, min_px: float, *, with_overlap: bool,
+               trail: bool = False) -> list[Blob]:
+        """The objects of ``mask`` (0/255; ``rect``: the box around its pixels)."""
         if trail:  # frames each pixel has been agent-coloured for (saturating at 255; mask is 0/255)
             if self._prev_agent is None or self._prev_agent.shape != mask.shape:
                 self._prev_agent, self._prev_box = np.zeros(mask.shape, np.uint8), (0, 0, 0, 0)
                 self._one = np.ones(mask.shape, np.uint8)
             # (only where either has pixels: elsewhere it stays 0)
-            bx, by, bw, bh = _union(self._prev_box, _rect(mask))
+            bx, by, bw, bh = _union(self._prev_box, rect)
             if bw:
                 region = self._prev_agent[by:by + bh, bx:bx + bw]
                 cv2.add(region, self._one[by:by + bh, bx:bx + bw], dst=region)
@@ -332,7 +343,7 @@ class FrameAnalyser:
                 x, y, w, h = _rect(region)
                 self._prev_box = (x + bx, y + by, w, h)
         prev = self._prev_agent
-        x0, y0, w, h = cv2.boundingRect(mask)  # label only the part of the canvas that has pixels
+        x0, y0, w, h = rect  # label only the part of the canvas that has pixels
         if w == 0 or h == 0:
             return []
         count, labels, stats, cents = components(mask[y0:y0 + h, x0:x0 + w])
@@ -582,10 +593,25 @@ class FrameAnalyser:
                 coloured.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32))
 
 
-def _rect(mask: np.ndarray) -> tuple[int, int, int, int]:
+def _rect(mask: np.ndarray) -> Rect:
     """``cv2.boundingRect`` of a mask's set pixels: (x, y, w, h), w = 0 when none."""
     x, y, w, h = cv2.boundingRect(mask)
     return int(x), int(y), int(w), int(h)
+
+
+def _rows_set(mask: np.ndarray) -> np.ndarray:
+    """Which rows of a uint8 mask have a set pixel."""
+    return cv2.reduce(mask, 1, cv2.REDUCE_MAX).ravel() > 0
+
+
+def _rect_within(mask: np.ndarray, rows: np.ndarray) -> Rect:
+    """``_rect(mask)`` looking only at ``rows`` (bool per row: those that have set pixels)."""
+    found = np.flatnonzero(rows)
+    if not found.size:
+        return 0, 0, 0, 0
+    top = int(found[0])
+    x, y, w, h = _rect(mask[top:int(found[-1]) + 1])
+    return x, y + top, w, h
 
 
 def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
