@@ -9,6 +9,8 @@ says which rows those are, so that the work built on the canvas can follow the s
 rows. Where point or linear samples make a canvas many times smaller than the window,
 comparing the samples is cheaper than comparing the window: every sample is taken anew
 and a row converted again when one of its samples moved by more than ``tolerance``.
+While frames change nearly everywhere (flicker, grain, a moving camera), the next ones
+are resampled whole without comparing, comparing again now and then (see ``_pace``).
 With ``tolerance=0`` the canvas is exactly the one resampled from scratch.
 
 Sampling: point samples; or, shrinking by 2x or more, means of whole blocks of pixels
@@ -33,6 +35,8 @@ from .yuv import Frame, YuvFrame, yuv_to_rgb
 Runs = list[tuple[int, int]]  #: ``[start, stop)`` row ranges, in order
 MERGE_GAP = 8       #: changed rows this few apart are resampled as one run (each run costs a dozen OpenCV calls)
 MERGE_SHARE = 0.05  #: ... or this share of the canvas height apart
+ALL_CHANGED = 0.9   #: a frame changed in this share of the canvas rows counts as changed everywhere
+MAX_SKIP = 8        #: ... and while frames keep doing so, at most this many go uncompared in a row
 DIRECT_SHARE = 2.0  #: point or linear samples are compared, not the window, on canvases this many times smaller
 
 
@@ -85,6 +89,9 @@ class CanvasSampler:
         self._direct = self._area is None and DIRECT_SHARE * w_out * h_out <= (b - t) * (r - l)
         self._last: np.ndarray | None = None  # (direct) the samples the canvas was converted from
         self._kind: type | None = None
+        self.compared = 0  #: frames compared with the last (the others were resampled whole)
+        self._skip = 0     # frames still to resample whole without comparing (see _pace)
+        self._backoff = 0  # ... how many were skipped last time
 
     # -- geometry ---------------------------------------------------------------------------
     def _axis(self, start: int, stop: int, n: int, axis: int) -> _Axis:
@@ -130,37 +137,62 @@ class CanvasSampler:
     def sample(self, frame: Frame) -> tuple[np.ndarray, Runs]:
         """The frame's canvas (RGB (height, width, 3) uint8, owned by the sampler: copy it
         to keep it past the next call) and the runs of canvas rows resampled anew."""
+        h = self.size[1]
+        fresh = frame.shape != self._shape or type(frame) is not self._kind  # (the first frame too)
+        if fresh:
+            self._shape, self._kind = frame.shape, type(frame)
+            self._skip = self._backoff = 0
         if self._direct:
-            return self._sample_direct(frame)
-        planes = self._planes(frame)
-        if self._ref is None or frame.shape != self._shape:
-            self._shape = frame.shape
+            return self._sample_direct(frame, compare=not fresh and not self._skip)
+        if fresh:
             self._region = self._region_of(frame.shape)
+        planes = self._planes(frame)
+        if fresh:
             self._reads = self._reads_of(planes[0].shape[0])
-            changed = np.ones(self.size[1], bool)
-        else:
-            changed = self._changed_rows(planes)
-        runs = _runs(changed, gap=max(MERGE_GAP, int(MERGE_SHARE * self.size[1])))
+        compare = not fresh and not self._skip
+        runs = _runs(self._changed_rows(planes), gap=max(MERGE_GAP, int(MERGE_SHARE * h))) if compare else [(0, h)]
         for start, stop in runs:
             self._canvas[start:stop] = self._resample(frame, start, stop)
-        self._remember(planes, runs)
+        if self._pace(runs, compared=compare):
+            self._remember(planes, runs)
         return self._canvas, runs
 
-    def _sample_direct(self, frame: Frame) -> tuple[np.ndarray, Runs]:
+    def _pace(self, runs: Runs, *, compared: bool) -> bool:
+        """Count the frames to resample whole without comparing, after this one; returns
+        whether the next frame is compared (and needs this one's pixels kept).
+
+        While nearly every row changes in every frame (flicker, grain, a moving camera),
+        comparing is wasted work: 1, 2, 4, then up to MAX_SKIP frames are resampled whole
+        between comparisons, and comparing every frame starts again as soon as one finds
+        less changed."""
+        if compared:
+            self.compared += 1
+            if sum(stop - start for start, stop in runs) >= ALL_CHANGED * self.size[1]:
+                self._backoff = min(MAX_SKIP, 2 * self._backoff or 1)
+                self._skip = self._backoff
+            else:
+                self._backoff = 0
+        elif self._skip:
+            self._skip -= 1
+        return not self._skip
+
+    def _sample_direct(self, frame: Frame, *, compare: bool) -> tuple[np.ndarray, Runs]:
         """Point or linear samples: every canvas sample is taken anew (a few cheap remaps, far
         fewer pixels than the window) and compared with the samples the canvas holds; only
         the rows where one moved by more than the tolerance are converted again."""
         samples = self._direct_samples(frame)
         h = self.size[1]
-        if self._last is None or frame.shape != self._shape or type(frame) is not self._kind:
-            self._shape, self._kind = frame.shape, type(frame)
-            self._last = samples.copy()
-            runs: Runs = [(0, h)]
-        else:
+        runs: Runs = [(0, h)]
+        if compare:
+            assert self._last is not None
             peak = cv2.reduce(cv2.absdiff(samples, self._last).reshape(h, -1), 1, cv2.REDUCE_MAX).ravel()
             runs = _runs(peak > self.tolerance, gap=max(MERGE_GAP, int(MERGE_SHARE * h)))
-            for start, stop in runs:
-                self._last[start:stop] = samples[start:stop]
+        if self._pace(runs, compared=compare):
+            if self._last is None or runs == [(0, h)]:
+                self._last = samples.copy()
+            else:
+                for start, stop in runs:
+                    self._last[start:stop] = samples[start:stop]
         for start, stop in runs:
             block = samples[start:stop]
             self._canvas[start:stop] = yuv_to_rgb(block, frame.matrix) if isinstance(frame, YuvFrame) else block
@@ -176,7 +208,7 @@ class CanvasSampler:
 
     def _planes(self, frame: Frame) -> list[np.ndarray]:
         """The source pixels read (the region), per plane: Y, U, V or RGB."""
-        y0, x0, y1, x1 = self._region if self._shape == frame.shape else self._region_of(frame.shape)
+        y0, x0, y1, x1 = self._region
         if isinstance(frame, YuvFrame):
             return [frame.y[y0:y1, x0:x1], frame.u[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2],
                     frame.v[y0 // 2:(y1 + 1) // 2, x0 // 2:(x1 + 1) // 2]]

@@ -9,7 +9,7 @@ import pytest
 from video_helpers import write_video
 
 from cvcheck.media.video import iter_frames
-from cvcheck.vision.canvas import CanvasSampler
+from cvcheck.vision.canvas import MAX_SKIP, CanvasSampler
 from cvcheck.vision.yuv import YuvFrame, YuvMatrix, as_rgb_frame
 
 
@@ -170,6 +170,31 @@ def test_only_changed_rows_are_resampled_and_the_canvas_is_exact(yuv: bool, wind
             middle = (63 - window[0]) / (window[2] - window[0]) * size[1]
             assert start <= middle <= stop and stop - start < 0.2 * size[1]
     assert sampler.sample(frames[-1])[1] == []  # the same frame again: nothing to do
+
+
+@pytest.mark.parametrize("yuv", [False, True])
+@pytest.mark.parametrize("window,size,nearest", [((8, 10, 150, 190), (45, 36), False),
+                                                  ((8, 10, 150, 190), (170, 135), False),
+                                                  ((8, 10, 150, 190), (100, 80), False),
+                                                  ((8, 10, 150, 190), (60, 60), True)])
+def test_a_flickering_video_is_resampled_whole_and_compared_now_and_then(
+        yuv: bool, window: tuple[int, int, int, int], size: tuple[int, int], nearest: bool) -> None:
+    base = _scene(h=160, w=200).astype(int)
+    flicker = [np.clip(base + (12 if i % 2 else -12), 0, 255).astype(np.uint8) for i in range(16)]
+    still = [base.astype(np.uint8)] * (MAX_SKIP + 4)
+    sampler = CanvasSampler(window, size, nearest=nearest)
+    runs = []
+    for frame in flicker + still:
+        f = YuvFrame.from_rgb(frame) if yuv else frame
+        canvas, r = sampler.sample(f)
+        assert np.array_equal(canvas, _canvas(f, window, size, nearest=nearest))  # always exact
+        runs.append(r)
+    assert all(r == [(0, size[1])] for r in runs[:16])  # every frame changed everywhere
+    # ... and was not compared with the last each time (1, 2, 4, 8 frames skipped)
+    flicker_compared = sampler.compared - (len(still) - sum(r == [(0, size[1])] for r in runs[16:]))
+    assert flicker_compared <= 6
+    assert runs[-1] == [] and runs[-2] == []  # once still, comparing finds nothing again
+    assert sampler.compared >= flicker_compared + 2
 
 
 def test_small_changes_wait_until_they_add_up() -> None:
