@@ -63,6 +63,17 @@ class Blob:
 
 
 @dataclass(frozen=True)
+class _AgentMemo:
+    """What a frame's agent mask gave, kept for the next frame if its canvas is the same."""
+
+    floor: int                  #: the saturation floor it was read at
+    mask: np.ndarray
+    rect: tuple[int, int, int, int]
+    blobs: list[Blob]
+    largest: float | None       #: the area handed to ``_reference_area`` (None: none was)
+
+
+@dataclass(frozen=True)
 class FrameObs:
     """What one frame shows."""
 
@@ -131,6 +142,8 @@ class FrameAnalyser:
         self._prev_box: tuple[int, int, int, int] = (0, 0, 0, 0)  # where _prev_agent has pixels (x, y, w, h)
         self._one = np.ones((1, 1), np.uint8)
         self._last_head: tuple[float, float] | None = None
+        self._agent_memo: _AgentMemo | None = None
+        self._trail_read: tuple[float | None, bool] = (None, False)
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
         self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
         self.lowest_agent_floor = self.agent_floor
@@ -234,9 +247,8 @@ class FrameAnalyser:
                     self.box, self.warp = old
             else:
                 self.box, self.warp = old
-        agent, agent_rect = self._agent_mask(hsv, runs)
-        agents = self._continued(index, self._blobs(agent, agent_rect, FAINT * self.agent_min_px, with_overlap=True,
-                                                    trail=True))
+        agent, found = self._agent_objects(hsv, runs)
+        agents = self._continued(index, found)
         self._follow_vividness(hsv, agents)
         goals = self._goal_blobs(hsv, runs)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
@@ -251,6 +263,39 @@ class FrameAnalyser:
         for r0, r1 in runs:
             self._hsv[r0:r1] = cv2.cvtColor(canvas[r0:r1], cv2.COLOR_RGB2HSV)
         return self._hsv
+
+    def _agent_objects(self, hsv: np.ndarray, runs: Runs) -> tuple[np.ndarray, list[Blob]]:
+        """The agent mask and the agent-coloured objects in it. A frame whose canvas did not
+        change at all, read at the same saturation floor, has the last frame's (unless a
+        trail was followed: where it ends depends on when its pixels turned)."""
+        memo = self._agent_memo
+        if not runs and memo is not None and memo.floor == self.agent_floor:
+            self._count_trail(memo.mask, memo.rect)
+            if memo.largest is not None:
+                self._reference_area(memo.largest)  # (its state moves on as if the frame were read)
+            return memo.mask, memo.blobs
+        floor = self.agent_floor
+        mask, rect = self._agent_mask(hsv, runs)
+        self._count_trail(mask, rect)
+        self._trail_read = (None, False)
+        blobs = self._blobs(mask, rect, FAINT * self.agent_min_px, with_overlap=True, trail=True)
+        largest, followed = self._trail_read
+        self._agent_memo = None if followed else _AgentMemo(floor, mask, rect, blobs, largest)
+        return mask, blobs
+
+    def _count_trail(self, mask: np.ndarray, rect: Rect) -> None:
+        """Count the frames each canvas pixel has been agent-coloured for (saturating at 255;
+        ``mask`` is 0/255), only where it or the last frame's mask has pixels (elsewhere 0)."""
+        if self._prev_agent is None or self._prev_agent.shape != mask.shape:
+            self._prev_agent, self._prev_box = np.zeros(mask.shape, np.uint8), (0, 0, 0, 0)
+            self._one = np.ones(mask.shape, np.uint8)
+        bx, by, bw, bh = _union(self._prev_box, rect)
+        if bw:
+            region = self._prev_agent[by:by + bh, bx:bx + bw]
+            cv2.add(region, self._one[by:by + bh, bx:bx + bw], dst=region)
+            cv2.bitwise_and(region, mask[by:by + bh, bx:bx + bw], dst=region)
+            x, y, w, h = _rect(region)
+            self._prev_box = (x + bx, y + by, w, h)
 
     def _agent_mask(self, hsv: np.ndarray, runs: Runs) -> tuple[np.ndarray, Rect]:
         """Agent-coloured pixels at today's saturation floor (uint8 0/255) and the box
@@ -329,19 +374,11 @@ class FrameAnalyser:
 
     def _blobs(self, mask: np.ndarray, rect: Rect, min_px: float, *, with_overlap: bool,
                trail: bool = False) -> list[Blob]:
-        """The objects of ``mask`` (0/255; ``rect``: the box around its pixels)."""
-        if trail:  # frames each pixel has been agent-coloured for (saturating at 255; mask is 0/255)
-            if self._prev_agent is None or self._prev_agent.shape != mask.shape:
-                self._prev_agent, self._prev_box = np.zeros(mask.shape, np.uint8), (0, 0, 0, 0)
-                self._one = np.ones(mask.shape, np.uint8)
-            # (only where either has pixels: elsewhere it stays 0)
-            bx, by, bw, bh = _union(self._prev_box, rect)
-            if bw:
-                region = self._prev_agent[by:by + bh, bx:bx + bw]
-                cv2.add(region, self._one[by:by + bh, bx:bx + bw], dst=region)
-                cv2.bitwise_and(region, mask[by:by + bh, bx:bx + bw], dst=region)
-                x, y, w, h = _rect(region)
-                self._prev_box = (x + bx, y + by, w, h)
+        """The objects of ``mask`` (0/255; ``rect``: the box around its pixels). With
+        ``trail`` (the agent's mask, its trail counted first: :meth:`_count_trail`), a blob
+        much larger than the agent is read as the agent dragging a trail, and
+        ``_trail_read`` says what that looked at: (the largest area handed to
+        :meth:`_reference_area` or None, whether a trail was followed)."""
         prev = self._prev_agent
         x0, y0, w, h = rect  # label only the part of the canvas that has pixels
         if w == 0 or h == 0:
@@ -363,9 +400,12 @@ class FrameAnalyser:
         stale: set[int] = set()
         whole = self.agent_px if trail else None  # the agent's own size (agents only)
         if trail and keep:
-            ref = self._reference_area(float(areas[keep].max()))
+            largest = float(areas[keep].max())
+            ref = self._reference_area(largest)
+            self._trail_read = (largest, False)
             for n, i in enumerate(keep):
                 if ref and prev is not None and areas[i] > TRAIL_FACTOR * ref:
+                    self._trail_read = (largest, True)
                     head = self._head(labels[:, :] == i, prev[y0:y0 + h, x0:x0 + w], (x0, y0), ref)
                     if head is None:  # a trail with nothing moving at its end: left behind
                         stale.add(n)
