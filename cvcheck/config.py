@@ -184,7 +184,7 @@ class MazeConfig:
     # -- added with the general maze reader (issue 9) --
     grid: str = text("", pattern=GRID_SIZE, what='"N" or "RxC" cells')  #: grid size if unreadable ("" = measured)
     # -- added for speed (issue 9) --
-    video_reuse_tolerance: int = ranged(2, 0, 255)  #: levels a frame's pixel may change by and its canvas row be kept
+    video_reuse_tolerance: int = ranged(2, 0, 255)  #: levels of change a canvas row tolerates before it is resampled
 
     def __post_init__(self) -> None:
         check_section(self)
