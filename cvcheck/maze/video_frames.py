@@ -24,6 +24,7 @@ from ..vision import colors
 from ..vision.canvas import CanvasSampler, Runs
 from ..vision.geometry import Box
 from ..vision.labels import components
+from ..vision.runs import lines_set
 from ..vision.yuv import Frame, as_rgb_frame
 from .extract import refine_alignment
 from .lattice import MazeSpec
@@ -68,7 +69,7 @@ class _AgentMemo:
 
     floor: int                  #: the saturation floor it was read at
     mask: np.ndarray
-    rect: tuple[int, int, int, int]
+    rect: Rect
     blobs: list[Blob]
     largest: float | None       #: the area handed to ``_reference_area`` (None: none was)
 
@@ -309,7 +310,7 @@ class FrameAnalyser:
             runs = [(0, hsv.shape[0])]
         for r0, r1 in runs:
             self._agent_hue[r0:r1] = hue_mask(hsv[r0:r1], st.agent_hue, min_saturation=lowest, min_value=st.min_value)
-            self._agent_rows[r0:r1] = _rows_set(self._agent_hue[r0:r1])
+            self._agent_rows[r0:r1] = lines_set(self._agent_hue[r0:r1], 1)
         mask = self._agent_hue.copy()
         x, y, w, h = rect = _rect_within(mask, self._agent_rows)
         if self.agent_floor > lowest and w:
@@ -331,7 +332,7 @@ class FrameAnalyser:
         for r0, r1 in runs:
             self._goal_mask[r0:r1] = hue_mask(hsv[r0:r1], st.goal_hue, min_saturation=st.min_saturation,
                                               min_value=st.min_value)
-            self._goal_rows[r0:r1] = _rows_set(self._goal_mask[r0:r1])
+            self._goal_rows[r0:r1] = lines_set(self._goal_mask[r0:r1], 1)
         self._goals = self._blobs(self._goal_mask, _rect_within(self._goal_mask, self._goal_rows), self.goal_min_px,
                                   with_overlap=False)
         return self._goals
@@ -637,11 +638,6 @@ def _rect(mask: np.ndarray) -> Rect:
     """``cv2.boundingRect`` of a mask's set pixels: (x, y, w, h), w = 0 when none."""
     x, y, w, h = cv2.boundingRect(mask)
     return int(x), int(y), int(w), int(h)
-
-
-def _rows_set(mask: np.ndarray) -> np.ndarray:
-    """Which rows of a uint8 mask have a set pixel."""
-    return cv2.reduce(mask, 1, cv2.REDUCE_MAX).ravel() > 0
 
 
 def _rect_within(mask: np.ndarray, rows: np.ndarray) -> Rect:

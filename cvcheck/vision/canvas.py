@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .runs import Runs, true_runs
 from .yuv import Frame, YuvFrame, yuv_to_rgb
 
-Runs = list[tuple[int, int]]  #: ``[start, stop)`` row ranges, in order
 MERGE_GAP = 8       #: changed rows this few apart are resampled as one run (each run costs a dozen OpenCV calls)
 MERGE_SHARE = 0.05  #: ... or this share of the canvas height apart
 ALL_CHANGED = 0.9   #: a frame changed in this share of the canvas rows counts as changed everywhere
@@ -77,6 +77,7 @@ class CanvasSampler:
         self.rows = self._axis(t, b, h_out, 0)
         self.cols = self._axis(l, r, w_out, 1)
         self._canvas = np.zeros((h_out, w_out, 3), np.uint8)
+        self._gap = max(MERGE_GAP, int(MERGE_SHARE * h_out))  # changed rows this near are one run
         self._small: np.ndarray | None = None  # block means (area step), as last computed
         self._ref: list[np.ndarray] | None = None  # source pixels each row was last resampled from
         self._shape: tuple[int, ...] | None = None
@@ -150,7 +151,7 @@ class CanvasSampler:
         if fresh:
             self._reads = self._reads_of(planes[0].shape[0])
         compare = not fresh and not self._skip
-        runs = _runs(self._changed_rows(planes), gap=max(MERGE_GAP, int(MERGE_SHARE * h))) if compare else [(0, h)]
+        runs = true_runs(self._changed_rows(planes), gap=self._gap) if compare else [(0, h)]
         for start, stop in runs:
             self._canvas[start:stop] = self._resample(frame, start, stop)
         if self._pace(runs, compared=compare):
@@ -186,7 +187,7 @@ class CanvasSampler:
         if compare:
             assert self._last is not None
             peak = cv2.reduce(cv2.absdiff(samples, self._last).reshape(h, -1), 1, cv2.REDUCE_MAX).ravel()
-            runs = _runs(peak > self.tolerance, gap=max(MERGE_GAP, int(MERGE_SHARE * h)))
+            runs = true_runs(peak > self.tolerance, gap=self._gap)
         if self._pace(runs, compared=compare):
             if self._last is None or runs == [(0, h)]:
                 self._last = samples.copy()
@@ -369,22 +370,6 @@ def _window(plane: np.ndarray, y0: int, x0: int, y1: int, x1: int) -> np.ndarray
             crop, need = plane[cy:cy + 1, cx:cx + 1], (0, y1 - y0 - 1, 0, x1 - x0 - 1)
         crop = cv2.copyMakeBorder(crop, *need, cv2.BORDER_REPLICATE)
     return crop
-
-
-def _runs(flags: np.ndarray, *, gap: int = 0) -> Runs:
-    """``[start, stop)`` of each run of True, runs at most ``gap`` apart joined (a few rows
-    more to resample cost less than a call more)."""
-    if not flags.any():
-        return []
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.view(np.int8), [0]])))
-    runs = [[int(a), int(b)] for a, b in zip(edges[::2], edges[1::2])]
-    joined = [runs[0]]
-    for a, b in runs[1:]:
-        if a - joined[-1][1] <= gap:
-            joined[-1][1] = b
-        else:
-            joined.append([a, b])
-    return [(a, b) for a, b in joined]
 
 
 __all__ = ["CanvasSampler", "Runs"]

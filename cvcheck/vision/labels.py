@@ -15,6 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .runs import lines_set, true_runs
+
 SPARSE = 0.5       #: label box by box when the boxes cover at most this share of the mask
 SMALL = 64 * 64    #: ... and the mask is larger than this many pixels (smaller ones are labelled whole)
 
@@ -56,15 +58,10 @@ def occupied_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     """``(x, y, width, height)`` boxes that hold every set pixel of ``mask``, split where whole
     rows, then (within those) whole columns, are empty."""
     boxes = []
-    for y0, y1 in _runs(cv2.reduce(mask, 1, cv2.REDUCE_MAX).ravel() > 0):
-        for x0, x1 in _runs(cv2.reduce(mask[y0:y1], 0, cv2.REDUCE_MAX).ravel() > 0):
+    for y0, y1 in true_runs(lines_set(mask, 1)):
+        for x0, x1 in true_runs(lines_set(mask[y0:y1], 0)):
             boxes.append((x0, y0, x1 - x0, y1 - y0))
     return boxes
-
-
-def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.view(np.int8), [0]])))
-    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
 
 
 __all__ = ["components", "occupied_boxes"]

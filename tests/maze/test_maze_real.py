@@ -290,7 +290,7 @@ def test_frames_analysed_again_only_where_they_changed_match_frames_analysed_who
         frames = list(iter_frames(root / c["answer"], yuv=True))
         incremental = analyse_video(frames, None, config=config)
         with monkeypatch.context() as m:
-            m.setattr(canvas, "_runs", lambda flags, gap=0: [(0, flags.size)])  # every row, every frame
+            m.setattr(canvas, "true_runs", lambda flags, gap=0: [(0, flags.size)])  # every row, every frame
             whole = analyse_video(frames, None, config=config)
         for a, b in zip(_analysis_fields(incremental), _analysis_fields(whole)):
             assert np.array_equal(np.asarray(a, dtype=object if isinstance(a, list) else None),
