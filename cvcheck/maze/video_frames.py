@@ -140,7 +140,7 @@ class FrameAnalyser:
         self.agent_px = style.agent_area * k * k if style.agent_area else None  # learned (detected looks)
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
-        self._prev_box: tuple[int, int, int, int] = (0, 0, 0, 0)  # where _prev_agent has pixels (x, y, w, h)
+        self._prev_box: Rect = (0, 0, 0, 0)  # where _prev_agent has pixels
         self._one = np.ones((1, 1), np.uint8)
         self._last_head: tuple[float, float] | None = None
         self._agent_memo: _AgentMemo | None = None
@@ -650,7 +650,7 @@ def _rect_within(mask: np.ndarray, rows: np.ndarray) -> Rect:
     return x, y + top, w, h
 
 
-def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+def _union(a: Rect, b: Rect) -> Rect:
     """The box (x, y, w, h) around two boxes (an empty one, w = 0, adds nothing)."""
     if not a[2]:
         return b
