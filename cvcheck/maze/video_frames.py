@@ -322,19 +322,23 @@ class FrameAnalyser:
         return mask, rect
 
     def _goal_blobs(self, hsv: np.ndarray, runs: Runs) -> list[Blob]:
-        """Goal-coloured objects; the same as the last frame's when no canvas row changed."""
+        """Goal-coloured objects; the last frame's when the goal-coloured pixels did not change
+        (most frames: the agent moves elsewhere)."""
         st = self.style
         if self._goal_mask is None or self._goal_mask.shape != hsv.shape[:2]:
             self._goal_mask, self._goal_rows = np.zeros(hsv.shape[:2], np.uint8), np.zeros(hsv.shape[0], bool)
-            runs = [(0, hsv.shape[0])]
-        elif not runs and self._goals is not None:
-            return self._goals
+            runs, self._goals = [(0, hsv.shape[0])], None
+        changed = self._goals is None
         for r0, r1 in runs:
-            self._goal_mask[r0:r1] = hue_mask(hsv[r0:r1], st.goal_hue, min_saturation=st.min_saturation,
-                                              min_value=st.min_value)
-            self._goal_rows[r0:r1] = lines_set(self._goal_mask[r0:r1], 1)
-        self._goals = self._blobs(self._goal_mask, _rect_within(self._goal_mask, self._goal_rows), self.goal_min_px,
-                                  with_overlap=False)
+            rows = hue_mask(hsv[r0:r1], st.goal_hue, min_saturation=st.min_saturation, min_value=st.min_value)
+            if changed or not np.array_equal(rows, self._goal_mask[r0:r1]):
+                changed = True
+                self._goal_mask[r0:r1] = rows
+                self._goal_rows[r0:r1] = lines_set(rows, 1)
+        if changed:  # (the objects are those of the mask alone: an unchanged mask has the same)
+            self._goals = self._blobs(self._goal_mask, _rect_within(self._goal_mask, self._goal_rows),
+                                      self.goal_min_px, with_overlap=False)
+        assert self._goals is not None
         return self._goals
 
     def _layout(self, canvas: np.ndarray, hsv: np.ndarray, runs: Runs | None) -> float:

@@ -231,3 +231,41 @@ def test_tracker_keeps_a_flickering_look_alike_apart_from_the_agent() -> None:
     frames = [[Blob(r, c, 1.0)] + ([junction] if t in shown else []) for t, (r, c) in enumerate(agent)]
     track = build_track(frames, start=(9.5, 1.5), max_gap=12)
     assert np.allclose(track.pos, np.array(agent))
+
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), frames=st.integers(2, 10))
+def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed: int, frames: int) -> None:
+    # the goal's objects are kept while its pixels do not change (most frames: the agent moves
+    # elsewhere); kept or found again, they are those of the mask as brought up to date in the
+    # changed rows
+    import cv2
+
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style, hue_mask
+    from cvcheck.maze.video_frames import FrameAnalyser, _rect
+
+    rng = np.random.default_rng(seed)
+    spec, style, cfg = make_maze(4, rng=rng), get_style("mmgr"), Config().maze
+    analyser = FrameAnalyser(spec, style, cfg, k=8)
+    h, w = spec.walls.shape[0] * 8, spec.walls.shape[1] * 8
+    background = np.full((h, w, 3), 255, np.uint8)
+    mask = np.zeros((h, w), np.uint8)
+    for t in range(frames):
+        if t == 0 or rng.random() < 0.4:  # the red goal drawn anew: moved, resized, or as it was
+            background[:] = 255
+            gy, gx = int(rng.integers(0, h - 10)), int(rng.integers(0, w - 10))
+            background[gy:gy + int(rng.integers(2, 10)), gx:gx + int(rng.integers(2, 10))] = (230, 30, 30)
+        frame = background.copy()
+        ay, ax = int(rng.integers(0, h - 5)), int(rng.integers(0, w - 5))
+        frame[ay:ay + 5, ax:ax + 5] = (30, 200, 60)  # a green agent somewhere
+        hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV)
+        r0 = int(rng.integers(0, h))
+        runs = [(0, h)] if t == 0 else [] if rng.random() < 0.2 else [(r0, int(rng.integers(r0 + 1, h + 1)))]
+        got = analyser._goal_blobs(hsv, runs)
+        for a, b in runs:
+            mask[a:b] = hue_mask(hsv[a:b], style.goal_hue, min_saturation=style.min_saturation,
+                                 min_value=style.min_value)
+        assert np.array_equal(analyser._goal_mask, mask)
+        assert got == analyser._blobs(mask, _rect(mask), analyser.goal_min_px, with_overlap=False)
