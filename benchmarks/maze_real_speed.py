@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         sum(1 for _ in iter_frames(video, config=config.media, yuv=True, threads=1))
 
     def two_cores(video: Path) -> float:
-        """Throughput of two single-threaded decodes at once over one alone (1.0 to 2.0)."""
+        """Throughput of two single-threaded decodes at once over one alone (2.0 at best; under 1
+        when the host is busy enough)."""
         t = time.perf_counter()
         one_core_decode(video)
         alone = time.perf_counter() - t
