@@ -233,7 +233,6 @@ def test_tracker_keeps_a_flickering_look_alike_apart_from_the_agent() -> None:
     assert np.allclose(track.pos, np.array(agent))
 
 
-
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), frames=st.integers(2, 10))
 def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed: int, frames: int) -> None:
