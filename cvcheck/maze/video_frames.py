@@ -48,6 +48,8 @@ FAINT = 0.5           #: an agent blob down to this share of the minimum area is
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
 CONTINUE_RADIUS = 3.0  #: ... at most this far away (lattice cells; as far as the tracker links objects
 CONTINUE_PER_FRAME = 0.5  #: between frames), plus this per frame it was not seen
+FADE_SHARE = 0.75     #: line walls drawn this share as dark as they have been are read as drawn at that
+                      #: darkness (a flickering frame); fainter, as faded out
 VIVID_SHARE = 0.7     #: the agent's saturation floor: this share of how vivid it was last seen (its
                       #: upper-quartile saturation), never above the floor learned from the first frames
 
@@ -575,11 +577,13 @@ class FrameAnalyser:
             walls = inner
         if not walls.size:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
-        self.level = max(self.level, _median(walls))
-        base = min(self.open_level, 0.5 * self.level)
-        if self.level - base < 0.03:
+        now = _median(walls)
+        self.level = max(self.level, now)
+        level = max(now, FADE_SHARE * self.level)
+        base = min(self.open_level, 0.5 * level)
+        if level - base < 0.03:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
-        thr = base + 0.45 * (self.level - base)
+        thr = base + 0.45 * (level - base)
         return vs > thr, hs > thr, seen_v, seen_h
 
     def _line_means(self, hsv: np.ndarray, *, vertical: bool,
