@@ -1,0 +1,101 @@
+"""A mazeworld corpus copied with every answer video degraded one more way: a probe outside the
+generator's own effects.
+
+The labels stay those of the plan (degrading the pixels changes no behaviour), so
+``maze_real_accuracy.py`` grades the copy as it grades the original::
+
+    python -m benchmarks.mazeworld --out /tmp/mw --seed 81818 --videos 160 --images 0
+    python benchmarks/maze_degraded.py --corpus /tmp/mw --out /tmp/mw-flicker --how flicker
+    python benchmarks/maze_real_accuracy.py --corpus /tmp/mw-flicker --ways video,maze
+
+Ways (each on top of what the generator drew, re-encoded with H.264 at CRF 28 and the video's
+own frame rate):
+
+* ``blur``: Gaussian blur, sigma 1.3 px;
+* ``small``: rendered at 0.6x and scaled back up (soft, smeared thin lines);
+* ``flicker``: brightness and contrast changing every frame (gain 0.94-1.06, offset +-6 levels)
+  and +-6 levels of uniform grain per pixel;
+* ``gamma``: a gamma of 0.7 (washed-out paper, lighter lines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+WAYS = ("blur", "small", "flicker", "gamma")
+
+
+def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator) -> np.ndarray:
+    """Frame ``index`` of a video (RGB uint8) degraded ``how``."""
+    import cv2
+
+    if how == "blur":
+        return cv2.GaussianBlur(img, (0, 0), 1.3)
+    if how == "small":
+        h, w = img.shape[:2]
+        small = cv2.resize(img, (int(w * 0.6), int(h * 0.6)), interpolation=cv2.INTER_AREA)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if how == "flicker":
+        gain, offset = 1 + 0.06 * np.sin(index * 0.9), 6 * np.cos(index * 1.3)
+        out = cv2.convertScaleAbs(img, alpha=gain, beta=offset).astype(np.int16)
+        out += rng.integers(-6, 7, out.shape, dtype=np.int16)
+        return np.clip(out, 0, 255).astype(np.uint8)
+    if how == "gamma":
+        return cv2.LUT(img, (255 * (np.arange(256) / 255) ** 0.7).astype(np.uint8))
+    raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
+
+
+def _frames(path: Path) -> Iterator[np.ndarray]:
+    import av
+
+    with av.open(str(path)) as container:
+        for frame in container.decode(video=0):
+            yield frame.to_ndarray(format="rgb24")
+
+
+def _fps(path: Path) -> float:
+    import av
+
+    with av.open(str(path)) as container:
+        return float(container.streams.video[0].average_rate or 24)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, required=True, help="a mazeworld corpus (cases.jsonl and case folders)")
+    ap.add_argument("--out", type=Path, required=True, help="where the degraded copy goes (replaced)")
+    ap.add_argument("--how", choices=WAYS, required=True)
+    ap.add_argument("--seed", type=int, default=7, help="grain (flicker)")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.mazeworld.encode import write_mp4
+
+    if not (args.corpus / "cases.jsonl").is_file():
+        ap.error(f"{args.corpus} has no cases.jsonl")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    shutil.copytree(args.corpus, args.out)
+    count = 0
+    for n, line in enumerate((args.out / "cases.jsonl").read_text().splitlines()):
+        case = json.loads(line)
+        if case["modality"] != "video":
+            continue
+        src = args.corpus / case["answer"]
+        rng = np.random.default_rng([args.seed, n])
+        frames = [degrade(f, i, args.how, rng) for i, f in enumerate(_frames(src))]
+        write_mp4(args.out / case["answer"], frames, fps=_fps(src), crf=28)
+        count += 1
+    print(f"{count} answer videos degraded ({args.how}) in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
