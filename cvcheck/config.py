@@ -185,6 +185,8 @@ class MazeConfig:
     grid: str = text("", pattern=GRID_SIZE, what='"N" or "RxC" cells')  #: grid size if unreadable ("" = measured)
     # -- added for speed (issue 9) --
     video_reuse_tolerance: int = ranged(2, 0, 255)  #: levels of change a canvas row tolerates before it is resampled
+    # -- added for agents lost in grain (issue 9) --
+    video_min_followed: float = ranged(0.4, 0, 1)  #: a solve needs the agent seen in this share of its frames
 
     def __post_init__(self) -> None:
         check_section(self)

@@ -19,6 +19,7 @@ from ..schema import Gate, Result, Status, unparseable_result
 from .image import MazeImageAnalysis
 from .lattice import MazeSpec, describe_lattice_cell, lattice_to_cell, walk_order
 from .metrics import PathMatch, crossing_details
+from .track import Track
 from .video import MazeVideoAnalysis
 from .video_metrics import backtracks
 
@@ -137,8 +138,16 @@ def video_checks(a: MazeVideoAnalysis, cfg: MazeConfig) -> dict[str, bool]:
     layout = bool(a.ious.min() > cfg.layout_iou_min) and len(a.goal_bad) < 2 and (
         not a.style.agent_is_start or (a.start_offset is not None and a.start_offset <= cfg.marker_tolerance))
     return {"layout_match": layout, "no_cross_wall": not a.crossing.crossed(cfg.video_cross_wall_ratio),
-            "target_achievement": _achieved(a.path, cfg) and a.settling.stopped,
+            "target_achievement": _achieved(a.path, cfg) and a.settling.stopped
+            and followed_share(a.track) >= cfg.video_min_followed,
             "no_excessive_reflection": not _reflection(a.loops, a.path, cfg)}
+
+
+def followed_share(track: Track) -> float:
+    """The share of the frames from the agent's first sighting to its last in which it was seen
+    (0 when never): what its path was read from, the rest filled in along corridors."""
+    seen = track.tracked
+    return float(len(seen) / (seen[-1] - seen[0] + 1)) if len(seen) else 0.0
 
 
 def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig) -> list[str]:
@@ -165,6 +174,11 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
     s = a.settling
     agent = ("never reaches the goal" if not s.reached else
              "reaches the goal but does not stay on it" if not s.stopped else "")
+    seen = a.track.tracked
+    if len(seen) and (share := followed_share(a.track)) < cfg.video_min_followed:
+        notes.append(f"agent seen in only {len(seen)} of the {seen[-1] - seen[0] + 1} frames from its first "
+                     f"sighting to its last ({share:.0%}, needs {cfg.video_min_followed:.0%}): its path is not "
+                     "verified")
     return notes + _path_notes(a.path, a.loops, checks, cfg, agent=agent)
 
 
@@ -194,7 +208,8 @@ def _video_metrics(a: MazeVideoAnalysis, checks: dict[str, bool]) -> dict[str, A
         **_path_metrics(a.path, a.loops, a.spec),
         "reached_goal": a.settling.reached, "stopped_on_goal": a.settling.stopped, "backtracks": n_back,
         # reading and tracking
-        "frames": a.frames, "frames_tracked": len(tr.tracked), "track_gaps": max(0, len(tr.pieces) - 1),
+        "frames": a.frames, "frames_tracked": len(tr.tracked), "followed_share": round(followed_share(tr), 4),
+        "track_gaps": max(0, len(tr.pieces) - 1),
         "track_far_jumps": tr.far_jumps, "track_lost": tr.lost, "markers_left": tr.markers_left,
         "agent_speed": round(cr.speed, 4), "truncated": int(bool(a.read.get("truncated"))),
     }

@@ -174,3 +174,26 @@ def test_truncated_video_is_graded_and_reported(videos, tmp_path: Path) -> None:
     assert result.status is Status.OK and result.metrics["truncated"] == 1
     assert result.metrics["frames"] < case.n_frames
     assert any("truncated" in n for n in result.details["notes"])
+
+
+def test_a_solve_needs_the_agent_seen_through_its_walk(videos) -> None:
+    # an agent learned from grain specks, seen in a fifth of its frames, had its path filled in
+    # along the corridors as the shortest one and passed a detour (mazeworld 81818 v00098 under
+    # benchmarks/maze_degraded.py flicker): a path read from so few sightings is no solve
+    from cvcheck.maze.verdict import followed_share, video_result
+    from cvcheck.maze.video import analyse_video
+    from cvcheck.media.video import iter_frames
+
+    case, path, _ = videos["valid"]
+    config = Config().with_overrides([f"maze.video_style={case.look.style}"]).maze
+    analysis = analyse_video(iter_frames(path), case.spec, config=config, style=case.look.style)
+    assert video_result(analysis, id="", config=config, config_hash="").overall == 1
+    assert followed_share(analysis.track) > 0.9
+    seen = analysis.track.tracked
+    analysis.track.pos[seen[1:-1][np.arange(seen.size - 2) % 3 != 0]] = np.nan  # every third frame kept
+    assert 0.3 < followed_share(analysis.track) < 0.4
+    result = video_result(analysis, id="", config=config, config_hash="")
+    assert result.overall == 0 and result.metrics["target_achievement"] == 0
+    assert any("its path is not verified" in note for note in result.details["notes"])
+    assert video_result(analysis, id="", config=replace(config, video_min_followed=0.3),
+                        config_hash="").overall == 1
