@@ -560,8 +560,10 @@ class FrameAnalyser:
         hs, seen_h = self._line_means(hsv, vertical=False, runs=runs)
         # The darkness of a drawn line depends on its width and the canvas scale (a heavy
         # border, faint 1-px walls), so the threshold is set between the reference's inner walls
-        # as drawn at their darkest so far in this video (lines fading out are then read as
-        # gone) and its open boundaries as first seen (white, or a faint cell grid).
+        # as drawn in this frame - but never under FADE_SHARE of their darkest so far in this
+        # video, so that lines fading out are read as gone, while a frame drawn a little lighter
+        # all over (flicker) is not - and its open boundaries as first seen (white, or a faint
+        # cell grid).
         opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
         if self.open_level is None:
             self.open_level = _median(opened) if opened.size else 0.0
