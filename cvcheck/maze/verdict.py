@@ -176,9 +176,9 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
              "reaches the goal but does not stay on it" if not s.stopped else "")
     seen = a.track.tracked
     if len(seen) and (share := followed_share(a.track)) < cfg.video_min_followed:
-        notes.append(f"agent seen in only {len(seen)} of the {seen[-1] - seen[0] + 1} frames from its first "
-                     f"sighting to its last ({share:.0%}, needs {cfg.video_min_followed:.0%}): its path is not "
-                     "verified")
+        agent = (f"{agent}; " if agent else "") + (
+            f"seen in only {len(seen)} of the {seen[-1] - seen[0] + 1} frames from its first sighting to its "
+            f"last ({share:.0%}, needs {cfg.video_min_followed:.0%}): its path is not verified")
     return notes + _path_notes(a.path, a.loops, checks, cfg, agent=agent)
 
 
