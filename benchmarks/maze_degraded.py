@@ -24,7 +24,7 @@ import argparse
 import json
 import shutil
 import sys
-from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -53,19 +53,8 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator) -> 
     raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
 
 
-def _frames(path: Path) -> Iterator[np.ndarray]:
-    import av
-
-    with av.open(str(path)) as container:
-        for frame in container.decode(video=0):
-            yield frame.to_ndarray(format="rgb24")
-
-
-def _fps(path: Path) -> float:
-    import av
-
-    with av.open(str(path)) as container:
-        return float(container.streams.video[0].average_rate or 24)
+def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator) -> list[np.ndarray]:
+    return [degrade(f, i, how, rng) for i, f in enumerate(frames)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7, help="grain (flicker)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from benchmarks.mazeworld.encode import write_mp4
+    from benchmarks.mazeworld.encode import redraw_mp4
 
     if not (args.corpus / "cases.jsonl").is_file():
         ap.error(f"{args.corpus} has no cases.jsonl")
@@ -88,10 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         case = json.loads(line)
         if case["modality"] != "video":
             continue
-        src = args.corpus / case["answer"]
-        rng = np.random.default_rng([args.seed, n])
-        frames = [degrade(f, i, args.how, rng) for i, f in enumerate(_frames(src))]
-        write_mp4(args.out / case["answer"], frames, fps=_fps(src), crf=28)
+        redraw_mp4(args.corpus / case["answer"], args.out / case["answer"],
+                   partial(_degraded, how=args.how, rng=np.random.default_rng([args.seed, n])), crf=28)
         count += 1
     print(f"{count} answer videos degraded ({args.how}) in {args.out}")
     return 0

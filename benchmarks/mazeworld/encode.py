@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import av
 import cv2
@@ -63,3 +63,14 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], *, fps: float, crf
         for packet in stream.encode():
             container.mux(packet)
     return count
+
+
+def redraw_mp4(src: str | Path, dst: str | Path,
+               draw: Callable[[list[np.ndarray]], Iterable[np.ndarray]], *, crf: int) -> int:
+    """Re-draw the video ``src`` into ``dst`` at its own frame rate: ``draw`` takes its decoded
+    RGB frames, in order, and gives the frames to encode; returns their count."""
+    with av.open(str(src)) as container:
+        stream = container.streams.video[0]
+        fps = float(stream.average_rate or 24)
+        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
+    return write_mp4(dst, draw(frames), fps=fps, crf=crf)

@@ -27,11 +27,10 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-import av
 import cv2
 import numpy as np
 
-from .encode import write_mp4
+from .encode import redraw_mp4
 
 DEFAULT_SEED = 9911
 
@@ -60,15 +59,13 @@ def retone(image: np.ndarray, p: dict[str, Any], amount: float, rng: np.random.G
 
 def retone_video(src: Path, dst: Path, p: dict[str, Any], *, crf: int) -> int:
     """Re-draw the video ``src`` with the tone change ``p`` into ``dst``; returns the frame count."""
-    with av.open(str(src)) as container:
-        stream = container.streams.video[0]
-        fps = float(stream.average_rate or 24)
-        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
-    rng = np.random.default_rng(p["noise_seed"])
-    last = max(1, len(frames) - 1)
-    out = [retone(f, p, k / last if p["drift"] else 1.0, rng, float(rng.uniform(-1, 1)) * p["flicker"])
-           for k, f in enumerate(frames)]
-    return write_mp4(dst, out, fps=fps, crf=crf)
+    def draw(frames: list[np.ndarray]) -> list[np.ndarray]:
+        rng = np.random.default_rng(p["noise_seed"])
+        last = max(1, len(frames) - 1)
+        return [retone(f, p, k / last if p["drift"] else 1.0, rng, float(rng.uniform(-1, 1)) * p["flicker"])
+                for k, f in enumerate(frames)]
+
+    return redraw_mp4(src, dst, draw, crf=crf)
 
 
 def _case(job: tuple[Path, Path, int, dict[str, Any]]) -> dict[str, Any]:
