@@ -57,6 +57,14 @@ def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator) -
     return [degrade(f, i, how, rng) for i, f in enumerate(frames)]
 
 
+def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 0) -> int:
+    """Re-encode the video ``src`` to ``dst`` degraded ``how`` (grain drawn from ``seed`` and the
+    case's ``line`` in cases.jsonl, as the corpus copy has it); returns the frame count."""
+    from benchmarks.mazeworld.encode import redraw_mp4
+
+    return redraw_mp4(src, dst, partial(_degraded, how=how, rng=np.random.default_rng([seed, line])), crf=28)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, required=True, help="a mazeworld corpus (cases.jsonl and case folders)")
@@ -65,8 +73,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7, help="grain (flicker)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from benchmarks.mazeworld.encode import redraw_mp4
-
     if not (args.corpus / "cases.jsonl").is_file():
         ap.error(f"{args.corpus} has no cases.jsonl")
     if args.out.exists():
@@ -77,8 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         case = json.loads(line)
         if case["modality"] != "video":
             continue
-        redraw_mp4(args.corpus / case["answer"], args.out / case["answer"],
-                   partial(_degraded, how=args.how, rng=np.random.default_rng([args.seed, n])), crf=28)
+        degrade_video(args.corpus / case["answer"], args.out / case["answer"], args.how, seed=args.seed, line=n)
         count += 1
     print(f"{count} answer videos degraded ({args.how}) in {args.out}")
     return 0

@@ -14,7 +14,9 @@ chained from tracklets that never coexist:
    (the agent jumped: a teleport, judged later against the walls);
 3. a tracklet that coexisted with the chosen agent (a second green square, a
    same-coloured decoration) is never picked, so the track cannot lock onto a wrong
-   blob far from the last position.
+   blob far from the last position - save a moving one that came apart from the
+   followed object where it was, in the last few frames before it ended, and outlives it
+   (the followed object was a piece of the trail the agent drew; the agent walks on).
 
 Gaps (the agent hidden, blurred away, fully occluded) are left as missing frames;
 the wall and path analysis decides what the agent did in between.
@@ -39,6 +41,8 @@ SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split o
 SPLIT_MIN = 0.5       #: ... and at least this far from it (two blobs, not one flickering)
 SPLIT_WATCH = 8       #: frames the followed object must stay still after a mover appears
 REVIVE_FRAMES = 8     #: frames a still object may go unseen and still continue its tracklet where it stood
+SPLIT_TAIL = 3        #: a mover that came apart from the followed object at most this many frames before
+                      #: the followed one ended, and outlives it, continues the track (see _split_successor)
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -193,10 +197,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     while True:
         current = _leave_markers(track, current, long)
         current = _drop_stale_tail(current, long)
-        _place(track, current)
         later = [tr for tr in long if tr.start > current.end]
-        if not later:
-            break
         last = current.last()
         soon = [tr for tr in later if tr.start - current.end <= max_gap + 1]
 
@@ -204,6 +205,14 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             return float(np.hypot(*(tr.first() - last)))
 
         near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]
+        if not near and (split := _split_successor(current, long)) is not None:
+            keep = [i for i, f in enumerate(current.frames) if f < split.start]
+            _place(track, Tracklet(frames=[current.frames[i] for i in keep], blobs=[current.blobs[i] for i in keep]))
+            current = split
+            continue
+        _place(track, current)
+        if not later:
+            break
         if near:
             current = min(near, key=lambda tr: (tr.start, dist(tr)))
         elif soon:
@@ -214,6 +223,25 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             track.lost += 1
     track.ignored = max(0, len(tracklets) - len(track.pieces))
     return track
+
+
+def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
+    """A moving object that came apart from the followed one at most SPLIT_TAIL frames before
+    the followed one ended, within SPLIT_RADIUS of where it was, and that outlives it: the
+    agent, where the track went on with a piece of the trail it was one blob with - and
+    ended with the piece (a blurred dot drawing a trail: mazeworld 81818 v00155 blurred
+    again). The earliest such object; None when there is none."""
+    best: Tracklet | None = None
+    for tr in pool:
+        if tr is current or not current.start < tr.start <= current.end < tr.end \
+                or current.end - tr.start >= SPLIT_TAIL or _still(tr):
+            continue
+        # where the followed object was when the mover appeared, and the frame before
+        around = [b for f, b in zip(current.frames, current.blobs) if f <= tr.start][-2:]
+        if any(float(np.hypot(*(tr.first() - (b.row, b.col)))) <= SPLIT_RADIUS for b in around) \
+                and (best is None or tr.start < best.start):
+            best = tr
+    return best
 
 
 def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:

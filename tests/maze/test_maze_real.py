@@ -231,8 +231,20 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, tone=True)
 
 
+@pytest.mark.parametrize("seed, index, look, behaviour, how", [
+    (81818, 155, "vmeval", "trail", "blur"),       # the track went on with a piece of the dot's trail, ended with it
+])
+def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
+                                                     how: str) -> None:
+    # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
+    # scaled back, flickering with grain); nothing in the maze changes, so the labels stand
+    _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
+
+
 def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str, *,
-                        with_maze_file: bool = False, frame_sizes: str = "standard", tone: bool = False) -> None:
+                        with_maze_file: bool = False, frame_sizes: str = "standard", tone: bool = False,
+                        degraded: str | None = None) -> None:
+    from benchmarks.maze_degraded import degrade_video
     from benchmarks.mazeworld.corpus import CaseSpec, build_video
     from benchmarks.mazeworld.tone import DEFAULT_SEED, retone_video, tone_params
 
@@ -241,6 +253,9 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     if tone:  # re-drawn washed out, tinted and grainy (mazeworld.tone); the labels stand
         answer = tmp_path / "toned.mp4"
         retone_video(tmp_path / "answer.mp4", answer, tone_params(DEFAULT_SEED, "video", index), crf=params["crf"])
+    if degraded:  # degraded once more (benchmarks/maze_degraded.py, as in a corpus copy of videos only)
+        answer = tmp_path / "degraded.mp4"
+        degrade_video(tmp_path / "answer.mp4", answer, degraded, line=index)
     r = grade(answer, config=Config(), maze=tmp_path / "maze.json" if with_maze_file else None)
     assert r.status.value == "ok", r.details.get("reason")  # every case is drawn readable
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")

@@ -109,6 +109,30 @@ def test_tracker_follows_an_agent_that_comes_apart_from_its_trail() -> None:
     assert track.markers_left == 1
 
 
+def test_tracker_goes_on_with_the_agent_when_the_track_took_a_trail_piece_that_ends() -> None:
+    # a blurred dot drawing a trail comes apart from a piece of it that is, for a frame, a
+    # little nearer its last centre than the dot itself; the track goes on with the piece,
+    # which ends two frames later (merged into the trail), while the dot walks on: the track
+    # continues with the dot from where it came apart (mazeworld 81818 v00155 blurred again)
+    walk = [[Blob(7.5, 10.0 - 0.28 * t, 0.4)] for t in range(10)]          # last centre at column 7.48
+    apart = [[Blob(7.5, 7.2 - 0.28 * t, 0.4), Blob(7.5, 7.7, 0.2)] for t in range(2)]
+    on = [[Blob(7.5, 6.64 - 0.28 * t, 0.4)] for t in range(10)]
+    track = build_track(walk + apart + on, start=(7.5, 10.0), max_gap=12)
+    assert not np.isnan(track.pos).any()
+    assert np.allclose(track.pos[10:, 1], 7.2 - 0.28 * np.arange(12))
+
+
+def test_tracker_keeps_the_agent_when_it_vanishes_beside_a_still_trail_piece() -> None:
+    # the agent hidden on arrival (under the goal marker, by an arrival icon) just after a
+    # still piece of its trail came apart from it: the piece is no continuation
+    walk = [[Blob(7.5, 10.0 - 0.28 * t, 0.4)] for t in range(10)]
+    apart = [[Blob(7.5, 7.2 - 0.28 * t, 0.4), Blob(7.5, 7.9, 0.2)] for t in range(2)]
+    left = [[Blob(7.5, 7.9, 0.2)] for _ in range(10)]
+    track = build_track(walk + apart + left, start=(7.5, 10.0), max_gap=12)
+    assert np.allclose(track.pos[:12, 1], np.r_[10.0 - 0.28 * np.arange(10), 7.2 - 0.28 * np.arange(2)])
+    assert np.isnan(track.pos[12:, 0]).all()
+
+
 def test_a_faint_blob_continues_the_agent_only_where_it_was_just_seen() -> None:
     # a small agent paled by compression or a colour drift falls under the minimum area for a
     # few frames (mazeworld 17871 v00272: lost in the goal's cell at one canvas scale, kept at
