@@ -166,7 +166,10 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # star's edge reads purple under H.264), not an icon that appeared over it later
     # - also of a larger one that has not (yet) moved far, when at its edge in every frame it is
     # seen (a washed-out, grainy star's rim: mazeworld tone 52424 v00218, v00286)
-    moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) if o in moved
+    # - and of one that appeared on the start after the first frame, seen in more frames
+    # (flicker and H.264 grain around a MazePlot star: a purple speck "moving" near it,
+    # mazeworld 81818 v00098 flickered again)
+    moved = [c for c in moved if not any(_fringe_of(options[c], options[o]) if o in moved or options[o].first > 0
                                          else _rim_of(options[c], options[o]) for o in options if o != c)]
     # the start marker coming out from under an agent that leaves it slowly grows as a trail
     # does, but ends as the marker, where it was (mazeworld 42424 v00250: a large star gliding
@@ -178,8 +181,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         how, pick = "moved", max(moved, key=lambda c: (options[c].first, c != marker_cls, options[c].far))
     elif appeared := [c for c in stayed if options[c].first > 0
                       and not (_vanished_in_place(options[c], len(frames))
-                               and not _sized_on_marker(options[c], look.start))]:  # the one seen most often
-        how, pick = "appeared", max(appeared, key=lambda c: (len(options[c].followed),
+                               and not _sized_on_marker(options[c], look.start))
+                      # (nor a speck on the rim of a larger object: a magenta H.264 fringe along
+                      # a small green square's edge once it moves, mazeworld 81818 v00129 shrunk)
+                      and not any(_rim_of(options[c], options[o]) for o in options if o != c)]:
+        how, pick = "appeared", max(appeared, key=lambda c: (len(options[c].followed),  # the one seen most often
                                                              max(b.area for b in options[c].followed),
                                                              -options[c].first))
     elif len(stayed) > 1 and marker_cls is not None and (on := [c for c in stayed if c != marker_cls
@@ -221,7 +227,9 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
 
 
 def _typical_area(option: _Spread) -> float:
-    return float(np.median([b.area for b in option.followed]))
+    """Its usual size: the median over frames of its largest sighting (specks of its colour
+    around it, grain or a broken-up fringe, are followed with it)."""
+    return float(np.median([max(b.area for b in blobs) for blobs in option.by_frame.values()]))
 
 
 def _fringe_of(small: _Spread, large: _Spread) -> bool:
