@@ -493,8 +493,9 @@ class FrameAnalyser:
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen
-        (before a trail it may draw has grown)."""
-        if len(self._ref_samples) < 5:
+        whole - at least the minimum area (before a trail it may draw has grown; a few
+        pixels of it, paled under the floor, are no size of it: mazeworld 60606 v00135)."""
+        if len(self._ref_samples) < 5 and largest >= self.agent_min_px:
             self._ref_samples.append(largest)
         return min(self._ref_samples) if self._ref_samples else None
 

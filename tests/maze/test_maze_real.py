@@ -235,6 +235,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 155, "vmeval", "trail", "blur"),       # the track went on with a piece of the dot's trail, ended with it
     (81818, 129, "mmgr", "trail", "small"),        # a magenta fringe along the shrunk green square learned as the agent
     (81818, 98, "mazeplot", "detour", "flicker"),  # a grain speck "moving" beside the star learned as the agent
+    (60606, 135, "mazeplot", "teleport", "gamma"),  # the star, paler off the start, sized by 6 px of it: then
+                                                    # read as a trail with no head, lost, its teleport missed
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
