@@ -8,14 +8,17 @@ The labels stay those of the plan (degrading the pixels changes no behaviour), s
     python benchmarks/maze_degraded.py --corpus /tmp/mw --out /tmp/mw-flicker --how flicker
     python benchmarks/maze_real_accuracy.py --corpus /tmp/mw-flicker --ways video,maze
 
-Ways (each on top of what the generator drew, re-encoded with H.264 at CRF 28 and the video's
-own frame rate):
+Ways (each on top of what the generator drew, re-encoded with H.264 at CRF 28, unless said, and
+the video's own frame rate):
 
 * ``blur``: Gaussian blur, sigma 1.3 px;
 * ``small``: rendered at 0.6x and scaled back up (soft, smeared thin lines);
 * ``flicker``: brightness and contrast changing every frame (gain 0.94-1.06, offset +-6 levels)
   and +-6 levels of uniform grain per pixel;
-* ``gamma``: a gamma of 0.7 (washed-out paper, lighter lines).
+* ``gamma``: a gamma of 0.7 (washed-out paper, lighter lines);
+* ``lowres``: kept at 0.5x (a 480p answer becomes 240p: 1-px lines, 2-px dots);
+* ``crushed``: nothing drawn, re-encoded at CRF 40 (blocky, smeared colours, as videos
+  shared at low bit rates).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-WAYS = ("blur", "small", "flicker", "gamma")
+WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed")
+CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 
 
 def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator) -> np.ndarray:
@@ -50,6 +54,11 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator) -> 
         return np.clip(out, 0, 255).astype(np.uint8)
     if how == "gamma":
         return cv2.LUT(img, (255 * (np.arange(256) / 255) ** 0.7).astype(np.uint8))
+    if how == "lowres":  # (even sizes, as yuv420p needs)
+        h, w = img.shape[:2]
+        return cv2.resize(img, (w // 4 * 2, h // 4 * 2), interpolation=cv2.INTER_AREA)
+    if how == "crushed":
+        return img
     raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
 
 
@@ -62,7 +71,8 @@ def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 
     case's ``line`` in cases.jsonl, as the corpus copy has it); returns the frame count."""
     from benchmarks.mazeworld.encode import redraw_mp4
 
-    return redraw_mp4(src, dst, partial(_degraded, how=how, rng=np.random.default_rng([seed, line])), crf=28)
+    return redraw_mp4(src, dst, partial(_degraded, how=how, rng=np.random.default_rng([seed, line])),
+                      crf=CRF.get(how, 28))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -201,9 +201,14 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area, saturation=200, value=200,
                          how=how, core_area=ref.core_area or ref.area)
     cls, followed = pick, options[pick].followed
-    # (a speck on a wall junction beside the start is no sighting of the agent: a distractor, a fringe)
-    on_start = [b for b in followed if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START
-                and not on_post(b)] or followed
+    # per frame, its largest sighting on the start: specks of its colour beside it (grain, an
+    # H.264 fringe: mazeworld 81818 v00096 at CRF 40) are followed with it, and a speck on a
+    # wall junction beside the start is no sighting of the agent (a distractor, a fringe)
+    per_frame = [blobs for _, blobs in sorted(options[pick].by_frame.items())]
+    on_start = [max(near, key=lambda b: b.area) for blobs in per_frame
+                if (near := [b for b in blobs if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START
+                             and not on_post(b)])] \
+        or [max(blobs, key=lambda b: b.area) for blobs in per_frame]
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
     # grown by a trail it starts drawing

@@ -237,6 +237,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 98, "mazeplot", "detour", "flicker"),  # a grain speck "moving" beside the star learned as the agent
     (60606, 135, "mazeplot", "teleport", "gamma"),  # the star, paler off the start, sized by 6 px of it: then
                                                     # read as a trail with no head, lost, its teleport missed
+    (81818, 96, "mazeplot", "teleport", "crushed"),  # CRF 40: the star sized by a blue speck beside it, its
+                                                     # teleport missed
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
