@@ -243,7 +243,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
-    # scaled back, flickering with grain); nothing in the maze changes, so the labels stand
+    # scaled back, flickering with grain, washed out, re-encoded at CRF 40); nothing in the maze
+    # changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
