@@ -22,7 +22,7 @@ and a large icon are both found without fixed minimum areas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -204,11 +204,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # per frame, its largest sighting on the start: specks of its colour beside it (grain, an
     # H.264 fringe: mazeworld 81818 v00096 at CRF 40) are followed with it, and a speck on a
     # wall junction beside the start is no sighting of the agent (a distractor, a fringe)
-    per_frame = [blobs for _, blobs in sorted(options[pick].by_frame.items())]
-    on_start = [max(near, key=lambda b: b.area) for blobs in per_frame
-                if (near := [b for b in blobs if np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START
-                             and not on_post(b)])] \
-        or [max(blobs, key=lambda b: b.area) for blobs in per_frame]
+    on_start = _largest_sightings(options[pick], lambda b: np.hypot(b.row - start[0], b.col - start[1])
+                                  <= NEAR_START and not on_post(b)) or _largest_sightings(options[pick])
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
     # grown by a trail it starts drawing
@@ -231,10 +228,19 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                      value=int(np.median(rgb.max(axis=1))), how=how, core_area=core)
 
 
+def _largest_sightings(option: _Spread, keep: Callable[[Marker], bool] | None = None) -> list[Marker]:
+    """Its largest sighting in each frame (of those ``keep`` accepts), in frame order: specks
+    of its colour around it (grain, a broken-up fringe) are followed with it."""
+    out = []
+    for _, blobs in sorted(option.by_frame.items()):
+        if kept := [b for b in blobs if keep is None or keep(b)]:
+            out.append(max(kept, key=lambda b: b.area))
+    return out
+
+
 def _typical_area(option: _Spread) -> float:
-    """Its usual size: the median over frames of its largest sighting (specks of its colour
-    around it, grain or a broken-up fringe, are followed with it)."""
-    return float(np.median([max(b.area for b in blobs) for blobs in option.by_frame.values()]))
+    """Its usual size: the median of its largest sighting in each frame."""
+    return float(np.median([b.area for b in _largest_sightings(option)]))
 
 
 def _fringe_of(small: _Spread, large: _Spread) -> bool:

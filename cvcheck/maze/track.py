@@ -25,6 +25,7 @@ the wall and path analysis decides what the agent did in between.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -206,8 +207,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
 
         near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]
         if not near and (split := _split_successor(current, long)) is not None:
-            keep = [i for i, f in enumerate(current.frames) if f < split.start]
-            _place(track, Tracklet(frames=[current.frames[i] for i in keep], blobs=[current.blobs[i] for i in keep]))
+            _place(track, _prefix(current, bisect_left(current.frames, split.start)))
             current = split
             continue
         _place(track, current)
@@ -257,7 +257,7 @@ def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:
         while j < len(blobs) and not blobs[j].fresh:
             j += 1
         if j - i >= 2 and any(frames[i] <= tr.start <= frames[j - 1] for tr in pool if tr is not current):
-            return Tracklet(frames=frames[:i], blobs=blobs[:i]) if i else current
+            return _prefix(current, i) if i else current
         i = j
     return current
 
@@ -303,13 +303,18 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
         if not movers:
             return current
         mover = min(movers, key=lambda tr: tr.start)
-        keep = [i for i, f in enumerate(current.frames) if f < mover.start]
-        while keep and not current.blobs[keep[-1]].fresh:  # held positions say nothing about when it left
-            keep.pop()
-        if keep:
-            _place(track, Tracklet(frames=[current.frames[i] for i in keep], blobs=[current.blobs[i] for i in keep]))
+        n = bisect_left(current.frames, mover.start)
+        while n and not current.blobs[n - 1].fresh:  # held positions say nothing about when it left
+            n -= 1
+        if n:
+            _place(track, _prefix(current, n))
         track.markers_left += 1
         current = mover
+
+
+def _prefix(tr: Tracklet, n: int) -> Tracklet:
+    """The first ``n`` sightings of ``tr`` (its frames rise: those before ``tr.frames[n]``)."""
+    return Tracklet(frames=tr.frames[:n], blobs=tr.blobs[:n])
 
 
 def _place(track: Track, tr: Tracklet) -> None:
