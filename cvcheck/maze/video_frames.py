@@ -14,6 +14,7 @@ both styles share the lattice geometry of :class:`~cvcheck.maze.lattice.MazeSpec
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -437,7 +438,9 @@ class FrameAnalyser:
         CONTINUE_FRAMES frames that no full-size blob continues now (within the distance an
         object moves between frames) - a small agent paled by compression, a colour drift or
         the goal marker it overlaps stays followed, while specks elsewhere, and pieces of a
-        trail behind an agent still seen, stay out."""
+        trail behind an agent still seen, stay out. A full-size blob continues one object
+        only, the nearest (the start marker beside an agent that just left it continues the
+        marker, not the agent: mazeworld 60606 v00117 blurred)."""
         floor = self.agent_min_px / (self.k * self.k)
         kept = [b for b in blobs if not b.fresh or b.area >= floor]
         faint = [b for b in blobs if b.fresh and b.area < floor]
@@ -447,8 +450,9 @@ class FrameAnalyser:
             return float(np.hypot(b.row - p[1], b.col - p[2])) <= reach
 
         self._recent = [p for p in self._recent if index - p[0] <= CONTINUE_FRAMES]
+        continued = _continued_objects(self._recent, kept, near) if faint else set()
         for p in sorted(self._recent, reverse=True):  # the latest first
-            if faint and not any(near(p, b) for b in kept):
+            if faint and p not in continued:
                 if candidates := [b for b in faint if near(p, b)]:
                     best = max(candidates, key=lambda b: b.area)
                     kept.append(best)
@@ -643,6 +647,22 @@ class FrameAnalyser:
         cells = length.size // nb
         return (dark.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32),
                 coloured.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32))
+
+
+def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob],
+                       near: Callable[[tuple[int, float, float], Blob], bool]) -> set[tuple[int, float, float]]:
+    """The recent objects ``(frame, row, col)`` that ``blobs`` continue: each blob continues
+    at most one, each object is continued by at most one, nearest pairs first (among those
+    ``near``; ties: the later object)."""
+    pairs = sorted(((float(np.hypot(b.row - p[1], b.col - p[2])), -p[0], i, j)
+                    for i, p in enumerate(recent) for j, b in enumerate(blobs) if near(p, b)))
+    used_p: set[int] = set()
+    used_b: set[int] = set()
+    for _, _, i, j in pairs:
+        if i not in used_p and j not in used_b:
+            used_p.add(i)
+            used_b.add(j)
+    return {recent[i] for i in used_p}
 
 
 def _rect(mask: np.ndarray) -> Rect:
