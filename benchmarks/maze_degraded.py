@@ -18,7 +18,13 @@ the video's own frame rate):
 * ``gamma``: a gamma of 0.7 (washed-out paper, lighter lines);
 * ``lowres``: kept at 0.5x (a 480p answer becomes 240p: 1-px lines, 2-px dots);
 * ``crushed``: nothing drawn, re-encoded at CRF 40 (blocky, smeared colours, as videos
-  shared at low bit rates).
+  shared at low bit rates);
+* ``squeeze``: drawn at 0.7x its height, padded with the paper's colour (cells 1.43x as wide
+  as tall: a square puzzle stretched to another aspect);
+* ``pillarbox``: cropped to what is drawn on the paper (the maze, its markers, ticks and
+  captions: pixels off the paper's colour in the first frame), scaled to the frame's height
+  and centred between black bars (a puzzle image padded to the model's aspect; black touches
+  an MMGR maze's outer walls).
 """
 
 from __future__ import annotations
@@ -33,12 +39,14 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed")
+WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox")
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 
 
-def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator) -> np.ndarray:
-    """Frame ``index`` of a video (RGB uint8) degraded ``how``."""
+def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
+            content: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """Frame ``index`` of a video (RGB uint8) degraded ``how`` (``content``: the box (top, left,
+    bottom, right) of what is drawn on the paper, for ``pillarbox``)."""
     import cv2
 
     if how == "blur":
@@ -59,11 +67,40 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator) -> 
         return cv2.resize(img, (w // 4 * 2, h // 4 * 2), interpolation=cv2.INTER_AREA)
     if how == "crushed":
         return img
+    if how == "squeeze":
+        h, w = img.shape[:2]
+        short = cv2.resize(img, (w, int(0.7 * h) // 2 * 2), interpolation=cv2.INTER_AREA)
+        top = (h - short.shape[0]) // 2
+        out = np.empty_like(img)
+        out[:] = img[0, 0]
+        out[top:top + short.shape[0]] = short
+        return out
+    if how == "pillarbox":
+        h, w = img.shape[:2]
+        t, l, b, r = content if content is not None else (0, 0, h, w)
+        scale = min(h / (b - t), w / (r - l))
+        size = (max(2, int((r - l) * scale)), max(2, int((b - t) * scale)))
+        drawn = cv2.resize(img[t:b, l:r], size, interpolation=cv2.INTER_AREA)
+        out = np.zeros_like(img)
+        y, x = (h - size[1]) // 2, (w - size[0]) // 2
+        out[y:y + size[1], x:x + size[0]] = drawn
+        return out
     raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
 
 
+def drawn_box(img: np.ndarray, *, tolerance: int = 40) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) around the pixels that differ from the paper (the colour of
+    the top-left pixel) by more than ``tolerance`` in some channel; the whole image if none."""
+    off = (np.abs(img.astype(np.int16) - img[0, 0].astype(np.int16)) > tolerance).any(axis=2)
+    rows, cols = np.flatnonzero(off.any(axis=1)), np.flatnonzero(off.any(axis=0))
+    if not rows.size:
+        return 0, 0, img.shape[0], img.shape[1]
+    return int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1
+
+
 def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator) -> list[np.ndarray]:
-    return [degrade(f, i, how, rng) for i, f in enumerate(frames)]
+    content = drawn_box(frames[0]) if how == "pillarbox" and frames else None
+    return [degrade(f, i, how, rng, content=content) for i, f in enumerate(frames)]
 
 
 def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 0) -> int:

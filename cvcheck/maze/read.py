@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -516,6 +516,8 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
 # -- grid -------------------------------------------------------------------------------------
 
 NARROWEST_CELL = 1.75  #: walls: a cell is at least this wide (a lattice cell is 2: corridor and wall alike)
+STRETCHED_WALLS = 1.25  #: walls this much thicker one way than the other: the maze is stretched (cells not square)
+STRETCHED_MIN_PX = 3.0  #: ... and by at least this many pixels (1- and 2-px lines are no stretch)
 
 
 def _run_lengths(ink: np.ndarray) -> np.ndarray:
@@ -535,11 +537,67 @@ def _stroke_thickness(ink: np.ndarray) -> float:
     counted with weight sqrt(length), so that specks do not outvote thick walls. (A
     skeleton's distance to the paper is thrown by the spurs noise grows on thick walls.)
     """
-    runs = np.concatenate([_run_lengths(ink), _run_lengths(cv2.transpose(ink))])
+    return _typical_run(np.concatenate([_run_lengths(ink), _run_lengths(cv2.transpose(ink))]))
+
+
+def _typical_run(runs: np.ndarray) -> float:
+    """The most common of ``runs`` (lengths), each counted with weight sqrt(length); 1 if none."""
     if runs.size == 0:
         return 1.0
     score = np.bincount(runs) * np.sqrt(np.arange(runs.max() + 1))
     return float(max(1, int(np.argmax(score))))
+
+
+def _wall_widths(ink: np.ndarray, stroke: float) -> tuple[float, float]:
+    """The walls' thickness across rows (horizontal walls, pixels) and across columns (vertical
+    ones): ``stroke`` both ways (cells are square), unless the walls running each way, with
+    enough ink each, are more than STRETCHED_WALLS x and STRETCHED_MIN_PX pixels apart in
+    median thickness, and the corridors are too (a square lattice maze stretched to another
+    aspect: its walls and corridors are as much wider one way as its cells are)."""
+    walls = _widths_by_direction(ink)
+    if walls is None:
+        return stroke, stroke
+    ty, tx = walls
+    if max(ty, tx) < STRETCHED_WALLS * min(ty, tx) or abs(ty - tx) < STRETCHED_MIN_PX:
+        return stroke, stroke
+    corridors = _widths_by_direction(1 - ink)
+    if corridors is None or (corridors[0] > corridors[1]) != (ty > tx) \
+            or max(corridors) < STRETCHED_WALLS * min(corridors):
+        return stroke, stroke
+    return ty, tx
+
+
+def _widths_by_direction(ink: np.ndarray) -> tuple[float, float] | None:
+    """Median thickness of the strokes of a binary map running along rows (their runs down the
+    columns) and of those running down columns (their runs along the rows): a pixel belongs to
+    the stroke its longer run follows. None when either has under 50 pixels."""
+    along = _run_length_map(ink)
+    down = _run_length_map(cv2.transpose(ink)).T
+    horizontal = down[along > down]   # in strokes running along the rows: how thick they are
+    vertical = along[down > along]
+    if min(horizontal.size, vertical.size) < 50:
+        return None
+    return float(np.median(horizontal)), float(np.median(vertical))
+
+
+def _run_length_map(ink: np.ndarray) -> np.ndarray:
+    """For every set pixel of a binary map, the length of its run along its row (0 elsewhere)."""
+    padded = np.zeros((ink.shape[0], ink.shape[1] + 2), bool)
+    padded[:, 1:-1] = ink != 0
+    change = np.flatnonzero(padded[:, 1:] != padded[:, :-1])  # (flat in the padded rows less one)
+    starts, ends = change[0::2], change[1::2]
+    out = np.zeros(padded.shape[0] * (padded.shape[1] - 1), np.int32)
+    lengths = ends - starts
+    out[np.repeat(starts, lengths) + _ramp(lengths)] = np.repeat(lengths, lengths)
+    return out.reshape(padded.shape[0], padded.shape[1] - 1)[:, :ink.shape[1]]
+
+
+def _ramp(lengths: np.ndarray) -> np.ndarray:
+    """0, 1, ..., n-1 for each n of ``lengths``, concatenated."""
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, np.int64)
+    return np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
 def _faint_lines(region: np.ndarray, *, axis: int, max_width: int = 4, at_ends: bool = True) -> np.ndarray:
@@ -654,9 +712,25 @@ def _without_marker_ink(ink: np.ndarray, colour: np.ndarray) -> np.ndarray:
     return cv2.bitwise_and(ink, cv2.bitwise_not(gone))
 
 
+class Thickness(NamedTuple):
+    """Interior walls' thickness in pixels: across rows (``y``: horizontal walls) and across
+    columns (``x``: vertical ones); equal unless the maze is stretched to another aspect."""
+
+    y: float
+    x: float
+
+    @classmethod
+    def square(cls, value: float) -> Thickness:
+        return cls(value, value)
+
+    @property
+    def mean(self) -> float:
+        return (self.y + self.x) / 2
+
+
 def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
                   colour: np.ndarray | None = None, *,
-                  grid: tuple[int, int] | None = None) -> tuple[list[tuple[tuple[int, int], float]], float, Box]:
+                  grid: tuple[int, int] | None = None) -> tuple[list[tuple[tuple[int, int], float]], Thickness, Box]:
     """``(candidate grids with their edge scores, interior wall thickness in pixels, box)``
     from the ink inside the box (the box is corrected where a border merged with a frame).
 
@@ -695,17 +769,21 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     stroke, corridor = _stroke_thickness(ink), _stroke_thickness(1 - ink)
     if corridor < stroke:
         stroke = (stroke + corridor) / 2 if stroke <= 1.5 * corridor else corridor
-    thickness = min(stroke, float(np.median(borders)))
+    wy, wx = _wall_widths(ink, stroke)
+    if wy == wx:
+        thickness = Thickness.square(min(stroke, float(np.median(borders))))
+    else:  # stretched: each way against its own borders (one pair may have merged with a frame)
+        thickness = Thickness(min(wy, max(bt, bb)), min(wx, max(bl, br)))
     # A border band far thicker than the walls, or running into the picture's edge, is a
     # wall merged with a dark frame or letterbox bar: its line centre is half a wall out
     # from its inner edge.
-    cap = 2.5 * thickness + 2
+    cap_y, cap_x = 2.5 * thickness.y + 2, 2.5 * thickness.x + 2
     h, w = dark.shape
-    half = (thickness + 1) / 2  # from the first interior pixel to the centre of a band that thick
-    t = y0 - half if bt > cap or t - bt / 2 <= 1 else t
-    b = y1 - 1 + half if bb > cap or b + bb / 2 >= h - 2 else b
-    l = x0 - half if bl > cap or l - bl / 2 <= 1 else l
-    r = x1 - 1 + half if br > cap or r + br / 2 >= w - 2 else r
+    half_y, half_x = (thickness.y + 1) / 2, (thickness.x + 1) / 2  # first interior pixel to a band's centre
+    t = y0 - half_y if bt > cap_y or t - bt / 2 <= 1 else t
+    b = y1 - 1 + half_y if bb > cap_y or b + bb / 2 >= h - 2 else b
+    l = x0 - half_x if bl > cap_x or l - bl / 2 <= 1 else l
+    r = x1 - 1 + half_x if br > cap_x or r + br / 2 >= w - 2 else r
     if grid is not None:
         return [(grid, 1.0)], thickness, (t, l, b, r)
     # Where ink starts and stops: on the lines' edges (thin walls) or the lattice's unit
@@ -718,24 +796,26 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     xs = np.arange(x0, x1 - 1) + 0.5 - l
     np.add.at(prof_y, np.clip(np.round(ys).astype(int), 0, prof_y.size - 1), edges_y)
     np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
-    rows = _cell_counts(prof_y, b - t, thickness)
-    cols = _cell_counts(prof_x, r - l, thickness)
-    # Cells are square in every look met so far: each axis also tries the count the other
-    # axis's pitch implies (an axis with few interior edges, e.g. a comb of open
-    # boundaries, gets its count that way); reading the walls decides.
+    rows = _cell_counts(prof_y, b - t, thickness.y)
+    cols = _cell_counts(prof_x, r - l, thickness.x)
+    # Cells are square in every look met so far, save a maze stretched to another aspect,
+    # whose walls are stretched alike: each axis also tries the count the other axis's pitch
+    # implies (an axis with few interior edges, e.g. a comb of open boundaries, gets its
+    # count that way); reading the walls decides.
     # Such a pair keeps its source: it is square with that count only. Either way a cell
     # is at least NARROWEST_CELL walls wide (a lattice's corridor is as wide as its walls).
-    narrowest = NARROWEST_CELL * thickness
+    tall, wide = NARROWEST_CELL * thickness.y, NARROWEST_CELL * thickness.x
+    aspect = thickness.y / thickness.x  # a cell's height over its width (1: square)
     grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols
-             if n * m >= 2 and min((b - t) / n, (r - l) / m) >= narrowest]
+             if n * m >= 2 and (b - t) / n >= tall and (r - l) / m >= wide]
     fits = {(n, m) for (n, m), _ in grids}
     for m, sm in cols:
-        n = max(1, int(round((b - t) / ((r - l) / m))))
-        if (n, m) not in fits and n * m >= 2 and (b - t) / n >= narrowest:
+        n = max(1, int(round((b - t) / ((r - l) / m * aspect))))
+        if (n, m) not in fits and n * m >= 2 and (b - t) / n >= tall:
             grids.append(((n, m), sm * sm))
     for n, sn in rows:
-        m = max(1, int(round((r - l) / ((b - t) / n))))
-        if (n, m) not in fits and n * m >= 2 and (r - l) / m >= narrowest:
+        m = max(1, int(round((r - l) / ((b - t) / n / aspect))))
+        if (n, m) not in fits and n * m >= 2 and (r - l) / m >= wide:
             grids.append(((n, m), sn * sn))
     if not grids:
         raise InputError("no grid of walls found inside the maze's border")
@@ -744,7 +824,7 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
 
 # -- walls ------------------------------------------------------------------------------------
 
-def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: float,
+def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: float | Thickness,
                   *, slack: float = 0.1, trim: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Darkness of every boundary segment: (rows, cols+1) vertical and (rows+1, cols) horizontal.
 
@@ -757,7 +837,7 @@ def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: 
     return _segment_darkness(_segment_peaks(dark, box, grid, thickness, slack=slack), trim=trim)
 
 
-def _segment_peaks(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: float,
+def _segment_peaks(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: float | Thickness,
                    *, slack: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
     """The darkest pixel across each boundary line (see :func:`read_segments`), at each pixel
     along the central half of its segment: (rows, L, cols+1) vertical, (rows+1, cols, L) horizontal."""
@@ -765,8 +845,9 @@ def _segment_peaks(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness:
     rows, cols = grid
     py, px = (b - t) / rows, (r - l) / cols
     h, w = dark.shape
-    half_x = thickness / 2 + max(1.0, slack * px)
-    half_y = thickness / 2 + max(1.0, slack * py)
+    ty, tx = thickness if isinstance(thickness, Thickness) else (thickness, thickness)
+    half_x = tx / 2 + max(1.0, slack * px)
+    half_y = ty / 2 + max(1.0, slack * py)
     # one gather per direction (by flat index): along = the central half of each segment, across = the window
     flat = dark.ravel()
     along_y = _span(t + (np.arange(rows) + 0.25) * py, 0.5 * py, h)             # (rows, L)
@@ -1035,17 +1116,17 @@ def _separation(values: np.ndarray, low: float, high: float) -> float:
 
 
 def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]],
-               thickness: float) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
+               thickness: Thickness) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
     """The candidate grid whose walls read most cleanly (edges on its lines x segment fit;
-    cells closer to square break near-ties), with its segment darkness (trimmed: see
-    :func:`read_segments`)."""
+    cells closer to square - stretched as the walls are, for lattice walls - break
+    near-ties), with its segment darkness (trimmed: see :func:`read_segments`)."""
     if len(grids) == 1:  # nothing to choose from
         return grids[0][0], *_segment_darkness(_segment_peaks(dark, box, grids[0][0], thickness), trim=True)
     best: tuple[float, tuple[int, int], tuple[np.ndarray, np.ndarray]] | None = None
     t, l, b, r = box
     # Faint full-span lines (a light cell grid; walls too pale to count as ink) all lie on the
     # right grid's boundaries, also where a maze with few walls leaves most boundaries open.
-    inset = int(np.ceil(thickness)) + 2
+    inset = int(np.ceil(max(thickness))) + 2
     y0, y1, x0, x1 = int(t) + inset, int(np.ceil(b)) - inset + 1, int(l) + inset, int(np.ceil(r)) - inset + 1
     faint_y = faint_x = np.zeros(0)
     if len(grids) > 1 and y1 - y0 > 8 and x1 - x0 > 8:
@@ -1061,11 +1142,12 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
     for shape, edge_score in grids[:12]:
         peaks = _segment_peaks(dark, box, shape, thickness)
         vert, horiz = _segment_darkness(peaks, trim=False)
-        aspect = abs(np.log(((b - t) / shape[0]) / ((r - l) / shape[1])))
+        py, px = (b - t) / shape[0], (r - l) / shape[1]
+        lattice = thickness.y / py + thickness.x / px >= 2 * LATTICE_THICKNESS
+        aspect = abs(np.log(py / px / (thickness.y / thickness.x if lattice else 1.0)))
         quality = edge_score * _fit(vert, horiz) - 0.1 * aspect
         if faint_y.size + faint_x.size >= 2:
-            on = [_near_lines(faint_y, t, (b - t) / shape[0], thickness),
-                  _near_lines(faint_x, l, (r - l) / shape[1], thickness)]
+            on = [_near_lines(faint_y, t, py, thickness.y), _near_lines(faint_x, l, px, thickness.x)]
             quality += GRID_LINE_BONUS * float(np.concatenate(on).mean())
         if best is None or quality > best[0] + 1e-9:
             best = (quality, shape, peaks)
@@ -1148,7 +1230,11 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
                                             min_area=SMALL_MARKER_MIN_AREA))
         start, goal = start or small[0], goal or small[1]
     pitch = ((box[2] - box[0]) / shape[0] + (box[3] - box[1]) / shape[1]) / 2
-    look = MazeLook(box=box, grid=shape, wall_thickness=thickness / pitch,
+    if thickness.y == thickness.x:
+        walls_cells = thickness.y / pitch
+    else:  # each way in its own cells
+        walls_cells = (thickness.y * shape[0] / (box[2] - box[0]) + thickness.x * shape[1] / (box[3] - box[1])) / 2
+    look = MazeLook(box=box, grid=shape, wall_thickness=walls_cells,
                     border_thickness=float(np.median(borders)) / pitch, wall_level=level, open_level=open_level,
                     start=start, goal=goal)
     walls = lattice_from_segments(vw, hw)
