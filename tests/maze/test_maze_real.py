@@ -239,12 +239,16 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                     # read as a trail with no head, lost, its teleport missed
     (81818, 96, "mazeplot", "teleport", "crushed"),  # CRF 40: the star sized by a blue speck beside it, its
                                                      # teleport missed
+    (60606, 117, "mmgr", "valid", "blur"),  # the agent, paled under the minimum area just off the start square,
+                                            # dropped as "continued" by the square beside it: the square followed
+    (81818, 0, "mmgr", "valid", "squeeze"),        # cells 1.43x as wide as tall: a 5x5 lattice read as 5x7
+    (81818, 10, "mmgr", "walls_minor", "squeeze"),  # ... and as 4x5, with no way from start to goal
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
-    # scaled back, flickering with grain, washed out, re-encoded at CRF 40); nothing in the maze
-    # changes, so the labels stand
+    # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
+    # aspect); nothing in the maze changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
