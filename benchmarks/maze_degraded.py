@@ -22,9 +22,9 @@ the video's own frame rate):
 * ``squeeze``: drawn at 0.7x its height, padded with the paper's colour (cells 1.43x as wide
   as tall: a square puzzle stretched to another aspect);
 * ``pillarbox``: cropped to what is drawn on the paper (the maze, its markers, ticks and
-  captions: pixels off the paper's colour in the first frame), scaled to the frame's height
-  and centred between black bars (a puzzle image padded to the model's aspect; black touches
-  an MMGR maze's outer walls).
+  captions: pixels off the paper's colour in any frame), scaled to the frame's height and
+  centred between black bars (a puzzle image padded to the model's aspect; black touches an
+  MMGR maze's outer walls); a video on black bars already is left as it is.
 """
 
 from __future__ import annotations
@@ -90,16 +90,27 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
 
 def drawn_box(img: np.ndarray, *, tolerance: int = 40) -> tuple[int, int, int, int]:
     """(top, left, bottom, right) around the pixels that differ from the paper (the colour of
-    the top-left pixel) by more than ``tolerance`` in some channel; the whole image if none."""
+    the top-left pixel) by more than ``tolerance`` in some channel; the whole image if none,
+    or if that pixel is dark (the video is on black bars already: its maze's walls would
+    pass for bars)."""
+    whole = 0, 0, img.shape[0], img.shape[1]
+    if int(img[0, 0].max()) < 100:
+        return whole
     off = (np.abs(img.astype(np.int16) - img[0, 0].astype(np.int16)) > tolerance).any(axis=2)
     rows, cols = np.flatnonzero(off.any(axis=1)), np.flatnonzero(off.any(axis=0))
     if not rows.size:
-        return 0, 0, img.shape[0], img.shape[1]
+        return whole
     return int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1
 
 
+def _content_box(frames: list[np.ndarray]) -> tuple[int, int, int, int]:
+    """The box around what is drawn in any of the frames (a drifting camera's too)."""
+    boxes = np.array([drawn_box(f) for f in frames])
+    return int(boxes[:, 0].min()), int(boxes[:, 1].min()), int(boxes[:, 2].max()), int(boxes[:, 3].max())
+
+
 def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator) -> list[np.ndarray]:
-    content = drawn_box(frames[0]) if how == "pillarbox" and frames else None
+    content = _content_box(frames) if how == "pillarbox" and frames else None
     return [degrade(f, i, how, rng, content=content) for i, f in enumerate(frames)]
 
 

@@ -127,7 +127,12 @@ def _spread(per_frame: list[list[Marker]], start: tuple[float, float]) -> _Sprea
             followed += nxt
             by_frame[f] = nxt
             seen += 1
-            far = max(far, max(float(np.hypot(b.row - start[0], b.col - start[1])) for b in nxt))
+            # how far it went: a speck under ON_MARKER of the frame's largest sighting is none of
+            # it (an H.264 fringe of a star's edge, of its class, trailing the star as it leaves
+            # the start marker: mazeworld 81818 v00064 pillarboxed)
+            big = max(b.area for b in nxt)
+            far = max(far, max(float(np.hypot(b.row - start[0], b.col - start[1])) for b in nxt
+                               if b.area >= ON_MARKER * big))
     if first is None:
         return None
     # an agent drawing a trail stays one growing blob whose centre lags behind it

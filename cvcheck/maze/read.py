@@ -518,6 +518,8 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
 NARROWEST_CELL = 1.75  #: walls: a cell is at least this wide (a lattice cell is 2: corridor and wall alike)
 STRETCHED_WALLS = 1.25  #: walls this much thicker one way than the other: the maze is stretched (cells not square)
 STRETCHED_MIN_PX = 3.0  #: ... and by at least this many pixels (1- and 2-px lines are no stretch)
+LATTICE_CORRIDORS = 2.5  #: ... in a lattice, whose corridors are about as wide as its walls each way (within
+                         #: this ratio: blur widens one as it narrows the other); thin lines tell no aspect
 
 
 def _run_lengths(ink: np.ndarray) -> np.ndarray:
@@ -552,8 +554,9 @@ def _wall_widths(ink: np.ndarray, stroke: float) -> tuple[float, float]:
     """The walls' thickness across rows (horizontal walls, pixels) and across columns (vertical
     ones): ``stroke`` both ways (cells are square), unless the walls running each way, with
     enough ink each, are more than STRETCHED_WALLS x and STRETCHED_MIN_PX pixels apart in
-    median thickness, and the corridors are too (a square lattice maze stretched to another
-    aspect: its walls and corridors are as much wider one way as its cells are)."""
+    median thickness, and the corridors are too, each way about as wide as the walls (a square
+    lattice maze stretched to another aspect: its walls and corridors are as much wider one way
+    as its cells are; line walls keep their width however the maze is stretched)."""
     walls = _widths_by_direction(ink)
     if walls is None:
         return stroke, stroke
@@ -562,7 +565,8 @@ def _wall_widths(ink: np.ndarray, stroke: float) -> tuple[float, float]:
         return stroke, stroke
     corridors = _widths_by_direction(1 - ink)
     if corridors is None or (corridors[0] > corridors[1]) != (ty > tx) \
-            or max(corridors) < STRETCHED_WALLS * min(corridors):
+            or max(corridors) < STRETCHED_WALLS * min(corridors) \
+            or not all(max(c, t) <= LATTICE_CORRIDORS * min(c, t) for c, t in zip(corridors, (ty, tx))):
         return stroke, stroke
     return ty, tx
 
