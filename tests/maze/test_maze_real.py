@@ -190,6 +190,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
                                             # taken for a faint grid beyond the maze's right border, read 6x6
     (52424, 221, "vmeval", "valid"),        # 2-fps strip: a flickering green junction nearer than the dot's next
                                             # position took the track; the dot "never reached the goal"
+    (91919, 297, "mazeplot", "goal_moves"),  # 1-px lines beside the flag's 4-px pole taken for a stretched maze:
+                                             # read 5x2 until the goal had moved, then "reached"
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
@@ -243,12 +245,14 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                             # dropped as "continued" by the square beside it: the square followed
     (81818, 0, "mmgr", "valid", "squeeze"),        # cells 1.43x as wide as tall: a 5x5 lattice read as 5x7
     (81818, 10, "mmgr", "walls_minor", "squeeze"),  # ... and as 4x5, with no way from start to goal
+    (81818, 64, "mazeplot", "trail", "pillarbox"),  # a green speck trailing the star off the start circle made
+                                                    # green the class that "moved": the circle's slivers followed
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
-    # aspect); nothing in the maze changes, so the labels stand
+    # aspect, scaled up between black bars); nothing in the maze changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
