@@ -550,13 +550,17 @@ def _typical_run(runs: np.ndarray) -> float:
     return float(max(1, int(np.argmax(score))))
 
 
-def _wall_widths(ink: np.ndarray, stroke: float) -> tuple[float, float]:
+def _wall_widths(ink: np.ndarray, stroke: float, corridor: float) -> tuple[float, float]:
     """The walls' thickness across rows (horizontal walls, pixels) and across columns (vertical
     ones): ``stroke`` both ways (cells are square), unless the walls running each way, with
     enough ink each, are more than STRETCHED_WALLS x and STRETCHED_MIN_PX pixels apart in
     median thickness, and the corridors are too, each way about as wide as the walls (a square
     lattice maze stretched to another aspect: its walls and corridors are as much wider one way
-    as its cells are; line walls keep their width however the maze is stretched)."""
+    as its cells are; line walls keep their width however the maze is stretched). ``corridor``:
+    the typical corridor width both ways; far wider than ``stroke``, the walls are lines, and
+    nothing more is measured."""
+    if corridor > 2 * LATTICE_CORRIDORS * stroke:  # (even stretched 2x one way)
+        return stroke, stroke
     walls = _widths_by_direction(ink)
     if walls is None:
         return stroke, stroke
@@ -773,7 +777,7 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     stroke, corridor = _stroke_thickness(ink), _stroke_thickness(1 - ink)
     if corridor < stroke:
         stroke = (stroke + corridor) / 2 if stroke <= 1.5 * corridor else corridor
-    wy, wx = _wall_widths(ink, stroke)
+    wy, wx = _wall_widths(ink, stroke, corridor)
     if wy == wx:
         thickness = Thickness.square(min(stroke, float(np.median(borders))))
     else:  # stretched: each way against its own borders (one pair may have merged with a frame)
