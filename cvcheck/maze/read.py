@@ -731,10 +731,6 @@ class Thickness(NamedTuple):
     def square(cls, value: float) -> Thickness:
         return cls(value, value)
 
-    @property
-    def mean(self) -> float:
-        return (self.y + self.x) / 2
-
 
 def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
                   colour: np.ndarray | None = None, *,
