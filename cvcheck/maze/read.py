@@ -12,7 +12,9 @@ lines with a faint cell grid and a caption touching the border...):
    *centres* of the border lines.
 3. **Grid**: ink starts and stops within half a wall of a cell boundary (the edges of
    thin lines, the unit boundaries of lattice walls); the grid is the smallest number of
-   cells whose boundaries carry (almost) all those edges (``grid=`` overrides).
+   cells whose boundaries carry (almost) all those edges (``grid=`` overrides). Cells are
+   taken as square, save where lattice walls are measured thicker one way than the other
+   (a square puzzle stretched to another aspect: its cells are stretched alike).
 4. **Walls**: each boundary segment is read by the darkest ink across the line (any
    thickness, from 1-px lines to lattice-wide walls) along its central half; a segment is
    a wall when that ink is closer to the border's than to the open segments'.
