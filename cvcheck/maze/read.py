@@ -524,13 +524,19 @@ LATTICE_CORRIDORS = 2.5  #: ... in a lattice, whose corridors are about as wide 
                          #: this ratio: blur widens one as it narrows the other); thin lines tell no aspect
 
 
-def _run_lengths(ink: np.ndarray) -> np.ndarray:
-    """Lengths of the runs of ink along each row of a binary map."""
+def _row_runs(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of ink along each row of a binary map: their starts, as flat indices into the
+    map widened by one column (``row * (width + 1) + column``), and their lengths."""
     padded = np.zeros((ink.shape[0], ink.shape[1] + 2), bool)
     padded[:, 1:-1] = ink != 0
     change = np.flatnonzero(padded[:, 1:] != padded[:, :-1])
     # every row opens and closes its runs (starts and ends alternate): each end less its start
-    return change[1::2] - change[0::2]
+    return change[0::2], change[1::2] - change[0::2]
+
+
+def _run_lengths(ink: np.ndarray) -> np.ndarray:
+    """Lengths of the runs of ink along each row of a binary map."""
+    return _row_runs(ink)[1]
 
 
 def _stroke_thickness(ink: np.ndarray) -> float:
@@ -592,14 +598,11 @@ def _widths_by_direction(ink: np.ndarray) -> tuple[float, float] | None:
 
 def _run_length_map(ink: np.ndarray) -> np.ndarray:
     """For every set pixel of a binary map, the length of its run along its row (0 elsewhere)."""
-    padded = np.zeros((ink.shape[0], ink.shape[1] + 2), bool)
-    padded[:, 1:-1] = ink != 0
-    change = np.flatnonzero(padded[:, 1:] != padded[:, :-1])  # (flat in the padded rows less one)
-    starts, ends = change[0::2], change[1::2]
-    out = np.zeros(padded.shape[0] * (padded.shape[1] - 1), np.int32)
-    lengths = ends - starts
+    starts, lengths = _row_runs(ink)
+    height, width = ink.shape
+    out = np.zeros(height * (width + 1), np.int32)
     out[np.repeat(starts, lengths) + _ramp(lengths)] = np.repeat(lengths, lengths)
-    return out.reshape(padded.shape[0], padded.shape[1] - 1)[:, :ink.shape[1]]
+    return out.reshape(height, width + 1)[:, :width]
 
 
 def _ramp(lengths: np.ndarray) -> np.ndarray:
