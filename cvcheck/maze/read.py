@@ -11,10 +11,12 @@ lines with a faint cell grid and a caption touching the border...):
    ticks or captions glued to the border do not move it. The box is reported as the
    *centres* of the border lines.
 3. **Grid**: ink starts and stops within half a wall of a cell boundary (the edges of
-   thin lines, the unit boundaries of lattice walls); the grid is the smallest number of
-   cells whose boundaries carry (almost) all those edges (``grid=`` overrides). Cells are
-   taken as square, save where lattice walls are measured thicker one way than the other
-   (a square puzzle stretched to another aspect: its cells are stretched alike).
+   thin lines, the unit boundaries of lattice walls); along each axis, the count is the
+   smallest number of cells whose boundaries carry (almost) all those edges (``grid=``
+   overrides). An axis may also take the count the other's pitch implies for square cells
+   - stretched as lattice walls are measured thicker one way (a square puzzle stretched to
+   another aspect) - as far as its own edges lie on those lines (a comb of open
+   boundaries leaves few); reading the walls decides between candidates.
 4. **Walls**: each boundary segment is read by the darkest ink across the line (any
    thickness, from 1-px lines to lattice-wide walls) along its central half; a segment is
    a wall when that ink is closer to the border's than to the open segments'.
@@ -645,18 +647,18 @@ def _near_lines(lines: np.ndarray, origin: float, pitch: float, thickness: float
     return np.abs(off - np.round(off)) * pitch <= thickness / 2 + max(1.0, 0.06 * pitch)
 
 
-def _cell_counts(profile: np.ndarray, length: float, thickness: float) -> list[tuple[int, float]]:
-    """Plausible cell counts along one axis, fewest cells first: ``[(cells, score)]``.
+def _count_fits(profile: np.ndarray, length: float, thickness: float) -> dict[int, tuple[float, float]]:
+    """How well each plausible cell count along one axis fits its ink edges:
+    ``{cells: (share of the edges on its boundary lines, share of its interior lines that
+    carry edges)}``; a count's score is their product (a multiple of the right count leaves
+    half its lines empty).
 
     ``profile[i]``: ink edges at offset ``i`` from the first border's centre; ``length``:
-    the distance between the two border centres. A count's score is the share of the
-    edges lying on its boundary lines times the share of its lines that carry edges (a
-    multiple of the right count leaves half its lines empty); the caller tells the best
-    few apart by reading the walls.
+    the distance between the two border centres.
     """
     total = float(profile.sum())
     if total <= 0:
-        return []
+        return {}
     pos = np.arange(profile.size, dtype=np.float64)
     top = min(MAX_GRID, int(length / max(3.0, 1.5 * thickness)))  # lattice walls: pitch = 2 x thickness
     counts = np.arange(2, max(2, top) + 1)
@@ -677,7 +679,16 @@ def _cell_counts(profile: np.ndarray, length: float, thickness: float) -> list[t
     most = per_line.max(axis=1, keepdims=True)
     used = np.count_nonzero(interior & (per_line > 0.02 * most), axis=1) / (counts - 1)
     used = np.where(most[:, 0] > 0, used, 1.0)  # (no edges on its lines: 1)
-    scores = dict(zip(counts.tolist(), (share * used).tolist()))
+    return {int(n): (float(s), float(u)) for n, s, u in zip(counts, share, used)}
+
+
+def _ranked_counts(fits: dict[int, tuple[float, float]]) -> list[tuple[int, float]]:
+    """The plausible cell counts of :func:`_count_fits`, fewest cells first: ``[(cells,
+    score)]``, the best four within 0.6 of the best score (the caller tells them apart by
+    reading the walls)."""
+    scores = {n: share * used for n, (share, used) in fits.items()}
+    if not scores:
+        return []
     best = max(scores.values())
     ranked = sorted((n for n in scores if scores[n] >= 0.6 * best), key=lambda n: -scores[n])
     return [(n, scores[n]) for n in sorted(ranked[:4])]
@@ -805,14 +816,17 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     xs = np.arange(x0, x1 - 1) + 0.5 - l
     np.add.at(prof_y, np.clip(np.round(ys).astype(int), 0, prof_y.size - 1), edges_y)
     np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
-    rows = _cell_counts(prof_y, b - t, thickness.y)
-    cols = _cell_counts(prof_x, r - l, thickness.x)
+    fits_y, fits_x = _count_fits(prof_y, b - t, thickness.y), _count_fits(prof_x, r - l, thickness.x)
+    rows, cols = _ranked_counts(fits_y), _ranked_counts(fits_x)
     # Cells are square in every look met so far, save a maze stretched to another aspect,
     # whose walls are stretched alike: each axis also tries the count the other axis's pitch
     # implies (an axis with few interior edges, e.g. a comb of open boundaries, gets its
     # count that way); reading the walls decides.
-    # Such a pair keeps its source: it is square with that count only. Either way a cell
-    # is at least NARROWEST_CELL walls wide (a lattice's corridor is as wide as its walls).
+    # Such a pair scores as its source squared, times the share of its own axis's edges on
+    # its lines: a comb's few edges lie on them, while the lines of thin walls squeezed one
+    # way (a square puzzle stretched: they keep their width, so nothing above tells) mostly
+    # miss the lines of square cells. Either way a cell is at least NARROWEST_CELL walls
+    # wide (a lattice's corridor is as wide as its walls).
     tall, wide = NARROWEST_CELL * thickness.y, NARROWEST_CELL * thickness.x
     aspect = thickness.y / thickness.x  # a cell's height over its width (1: square)
     grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols
@@ -821,11 +835,11 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     for m, sm in cols:
         n = max(1, int(round((b - t) / ((r - l) / m * aspect))))
         if (n, m) not in fits and n * m >= 2 and (b - t) / n >= tall:
-            grids.append(((n, m), sm * sm))
+            grids.append(((n, m), sm * sm * fits_y.get(n, (1.0, 1.0))[0]))
     for n, sn in rows:
         m = max(1, int(round((r - l) / ((b - t) / n / aspect))))
         if (n, m) not in fits and n * m >= 2 and (r - l) / m >= wide:
-            grids.append(((n, m), sn * sn))
+            grids.append(((n, m), sn * sn * fits_x.get(m, (1.0, 1.0))[0]))
     if not grids:
         raise InputError("no grid of walls found inside the maze's border")
     return grids, thickness, (t, l, b, r)
