@@ -618,6 +618,24 @@ def test_thin_lines_stretched_to_another_aspect_read_with_their_cell_count(art: 
     assert reading.look.walls == "lines"
 
 
+def test_faint_lines_on_a_white_card_amid_black_bars_are_the_maze_not_the_card() -> None:
+    # a thin-line maze blurred paler than ink, on a white card between black bars: the card's
+    # edge, the only ink structure, was read from the inside as the maze's border and the
+    # markers were looked for on the wrong grid (mazeworld 81818 v00030, blurred)
+    import cv2
+
+    img, spec = _thin_lines(60, 1, 0, margin=14)
+    img = cv2.GaussianBlur(img, (0, 0), 1.8)
+    frame = np.zeros((480, 832, 3), np.uint8)
+    y, x = (480 - img.shape[0]) // 2, (832 - img.shape[1]) // 2
+    frame[y:y + img.shape[0], x:x + img.shape[1]] = img
+    reading = read_maze(frame)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == spec.shape
+    assert np.array_equal(reading.spec.walls, spec.walls)
+    assert (reading.spec.start, reading.spec.goal) == (spec.start, spec.goal)
+
+
 def test_a_speck_moving_with_the_agent_is_not_learned_as_the_agent() -> None:
     # a blue star appears on the start circle in frame 1 and glides away; a purple speck (its
     # blurred edge under H.264) shows beside it in seven later frames. Both move away from the
