@@ -469,31 +469,38 @@ class FrameAnalyser:
         The floor learned from the first frames holds an agent that sits still on the start;
         one that pales as the video goes on (a colour drift, a moving agent smeared by H.264)
         would drop under it and be lost (mazeworld 41313 v00015: a 7-px star at saturation 230
-        on the start, 130-160 once it moves). Where exactly one fresh agent blob is kept, the
-        floor becomes VIVID_SHARE of the upper-quartile saturation of the agent-hued pixels
-        around it that count as coloured at all - never above the learned floor, never under
-        the style's colour floor. A trail it draws is paler in proportion (a blend with the
-        background), so it stays under the floor as the agent pales."""
+        on the start, 130-160 once it moves). Where fresh agent blobs are kept, the floor
+        becomes VIVID_SHARE of the upper-quartile saturation of the agent-hued pixels that
+        count as coloured at all around the most vivid of them - never above the learned
+        floor, never under the style's colour floor. A trail it draws is paler in proportion
+        (a blend with the background), so it stays under the floor as the agent pales; and
+        where one frame showed the agent paler (grain, a flickering frame) and let pieces of
+        its trail in, the agent beside them raises the floor again (mazeworld 81818 v00116
+        flickering: the floor stayed down with the trail in, read as the agent)."""
         st = self.style
-        fresh = [b for b in agents if b.fresh]
-        if len(fresh) != 1 or st.agent_saturation <= st.min_saturation:
+        if st.agent_saturation <= st.min_saturation:
             return
-        b, k = fresh[0], self.k
+        vivid = max((v for b in agents if b.fresh and (v := self._vividness(hsv, b)) is not None), default=None)
+        if vivid is None:
+            return
+        self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, VIVID_SHARE * vivid)))
+        self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
+
+    def _vividness(self, hsv: np.ndarray, b: Blob) -> float | None:
+        """The upper-quartile saturation of the agent-hued, coloured pixels around blob ``b``
+        (within about its size), or None when there are under four."""
+        st, k = self.style, self.k
         cy, cx = (b.row - self.offset) * k + self.pad - 0.5, (b.col - self.offset) * k + self.pad - 0.5
         half = max(2, int(round(0.75 * np.sqrt(self.agent_px if self.agent_px else b.area * k * k))))
         h, w = hsv.shape[:2]
         y0, y1 = max(0, int(cy) - half), min(h, int(cy) + half + 2)
         x0, x1 = max(0, int(cx) - half), min(w, int(cx) + half + 2)
         if y1 <= y0 or x1 <= x0:
-            return
+            return None
         win = hsv[y0:y1, x0:x1]
         coloured = hue_mask(win, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
         sat = win[:, :, 1][coloured > 0]
-        if sat.size < 4:
-            return
-        vivid = _upper_quartile(sat)
-        self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, VIVID_SHARE * vivid)))
-        self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
+        return _upper_quartile(sat) if sat.size >= 4 else None
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen
