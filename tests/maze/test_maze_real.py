@@ -247,6 +247,10 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 10, "mmgr", "walls_minor", "squeeze"),  # ... and as 4x5, with no way from start to goal
     (81818, 64, "mazeplot", "trail", "pillarbox"),  # a green speck trailing the star off the start circle made
                                                     # green the class that "moved": the circle's slivers followed
+    (81818, 21, "mazeplot", "backtrack", "squeeze"),  # thin lines squeezed: a 9x9 maze read with square cells, 6x9
+    (60606, 99, "mazeplot", "backtrack", "squeeze"),  # ... a 7x7 one 5x7, with no way from start to goal
+    (81818, 116, "vmeval", "trail", "flicker"),  # one pale frame lowered the dot's saturation floor, its trail
+                                                 # came in as agent blobs and the floor stayed down: trail tracked
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
