@@ -11,9 +11,9 @@ lines with a faint cell grid and a caption touching the border...):
    ticks or captions glued to the border do not move it. The box is reported as the
    *centres* of the border lines.
 3. **Grid**: ink starts and stops within half a wall of a cell boundary (the edges of
-   thin lines, the unit boundaries of lattice walls); along each axis, the count is the
-   smallest number of cells whose boundaries carry (almost) all those edges (``grid=``
-   overrides). An axis may also take the count the other's pitch implies for square cells
+   thin lines, the unit boundaries of lattice walls; a light cell grid's lines count too);
+   along each axis, the count is the smallest number of cells whose boundaries carry
+   (almost) all those edges (``grid=`` overrides). An axis may also take the count the other's pitch implies for square cells
    - stretched as lattice walls are measured thicker one way (a square puzzle stretched to
    another aspect) - as far as its own edges lie on those lines (a comb of open
    boundaries leaves few); reading the walls decides between candidates.
@@ -47,6 +47,7 @@ INK_MIN = 0.25         #: darkness (share of the paper's brightness) that counts
 FAINT_INK_MIN = 0.12   #: ... tried when nothing is found at INK_MIN (1-px grey lines blurred to ~0.2)
 GRID_LINE_MIN = 0.015  #: median darkness along a row or column of the maze that makes it a faint grid line
 GRID_LINE_BONUS = 0.2  #: ... grid candidates gain this x the share of such lines on their boundaries
+FAINT_GRID_EDGES = 0.1  #: ... and such a line counts as this share of a full-length wall's ink edges
 COLOUR_CHROMA = 45     #: max(RGB) - min(RGB) at or above this is colour, not ink
 COLOUR_VALUE = 70      #: ... for pixels at least this bright
 LATTICE_THICKNESS = 0.3  #: walls at least this thick (cells) are read as a lattice (MMGR), thinner ones as lines
@@ -828,6 +829,23 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
     fits_y, fits_x = _count_fits(prof_y, b - t, thickness.y), _count_fits(prof_x, r - l, thickness.x)
     rows, cols = _ranked_counts(fits_y), _ranked_counts(fits_x)
+    # A light cell grid runs on every boundary, walls or none: its lines count as edges too (a
+    # share of a full-length wall's), so that a count whose lines the walls leave mostly
+    # empty but the grid marks is not passed over for a coarser one (a squeezed 4x4 MazePlot
+    # maze with one inner horizontal wall read as 2 rows: mazeworld 60606 v00055).
+    if rows and cols:
+        faint_y, faint_x = _faint_grid_lines(dark, (t, l, b, r), thickness, (max(n for n, _ in rows),
+                                                                             max(m for m, _ in cols)))
+        if faint_y.size + faint_x.size >= 2:
+            for lines, prof, origin, span in ((faint_y, prof_y, t, r - l), (faint_x, prof_x, l, b - t)):
+                at = np.clip(np.round(lines - origin).astype(int), 0, prof.size - 1)
+                np.add.at(prof, at, FAINT_GRID_EDGES * 2 * span)
+            if faint_y.size:
+                fits_y = _count_fits(prof_y, b - t, thickness.y)
+                rows = _ranked_counts(fits_y)
+            if faint_x.size:
+                fits_x = _count_fits(prof_x, r - l, thickness.x)
+                cols = _ranked_counts(fits_x)
     # Cells are square in every look met so far, save a maze stretched to another aspect,
     # whose walls are stretched alike: each axis also tries the count the other axis's pitch
     # implies (an axis with few interior edges, e.g. a comb of open boundaries, gets its
@@ -1131,6 +1149,25 @@ def locate(image: np.ndarray, grid: tuple[int, int]) -> Box | None:
     return box
 
 
+def _faint_grid_lines(dark: np.ndarray, box: Box, thickness: Thickness,
+                      finest: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Centres (image rows, image columns) of the faint full-span lines inside the box: a light
+    cell grid, or walls too pale to count as ink. Those within a quarter of the finest
+    candidate cell (``finest``: the most rows and columns any candidate has) of the border
+    are left out: a blurred border's flank beside it is no grid line (such lines favoured
+    coarse grids, whose tolerance is wider)."""
+    t, l, b, r = box
+    inset = int(np.ceil(max(thickness))) + 2
+    y0, y1, x0, x1 = int(t) + inset, int(np.ceil(b)) - inset + 1, int(l) + inset, int(np.ceil(r)) - inset + 1
+    if y1 - y0 <= 8 or x1 - x0 <= 8:
+        return np.zeros(0), np.zeros(0)
+    region = dark[max(0, y0):y1, max(0, x0):x1]
+    ys = _line_centres(_faint_lines(region, axis=1)) + max(0, y0)
+    xs = _line_centres(_faint_lines(region, axis=0)) + max(0, x0)
+    near_y, near_x = 0.25 * (b - t) / finest[0], 0.25 * (r - l) / finest[1]
+    return ys[(ys - t > near_y) & (b - ys > near_y)], xs[(xs - l > near_x) & (r - xs > near_x)]
+
+
 def _fit(vert: np.ndarray, horiz: np.ndarray) -> float:
     """How cleanly boundary segments split into walls and openings (1: every segment at one
     of two well separated levels; low when segments are cut across walls: a wrong grid)."""
@@ -1159,19 +1196,8 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
     t, l, b, r = box
     # Faint full-span lines (a light cell grid; walls too pale to count as ink) all lie on the
     # right grid's boundaries, also where a maze with few walls leaves most boundaries open.
-    inset = int(np.ceil(max(thickness))) + 2
-    y0, y1, x0, x1 = int(t) + inset, int(np.ceil(b)) - inset + 1, int(l) + inset, int(np.ceil(r)) - inset + 1
-    faint_y = faint_x = np.zeros(0)
-    if len(grids) > 1 and y1 - y0 > 8 and x1 - x0 > 8:
-        region = dark[max(0, y0):y1, max(0, x0):x1]
-        faint_y = _line_centres(_faint_lines(region, axis=1)) + max(0, y0)
-        faint_x = _line_centres(_faint_lines(region, axis=0)) + max(0, x0)
-        # a blurred border's flank beside it is no grid line: keep those a quarter of the finest
-        # candidate cell away from the border (they favoured coarse grids, whose tolerance is wider)
-        near_y = 0.25 * (b - t) / max(s[0] for s, _ in grids)
-        near_x = 0.25 * (r - l) / max(s[1] for s, _ in grids)
-        faint_y = faint_y[(faint_y - t > near_y) & (b - faint_y > near_y)]
-        faint_x = faint_x[(faint_x - l > near_x) & (r - faint_x > near_x)]
+    faint_y, faint_x = _faint_grid_lines(dark, box, thickness, (max(s[0] for s, _ in grids),
+                                                                 max(s[1] for s, _ in grids)))
     for shape, edge_score in grids[:12]:
         peaks = _segment_peaks(dark, box, shape, thickness)
         vert, horiz = _segment_darkness(peaks, trim=False)

@@ -89,15 +89,19 @@ def test_a_wall_across_the_whole_maze_is_a_wall_not_its_border() -> None:
 
 
 def _thin_lines(cell: int, width: int, grey: int, *, paper: int = 255, margin: int = 40, art: str = ASCII,
-                cell_height: int | None = None) -> tuple[np.ndarray, object]:
+                cell_height: int | None = None, cell_grid: int | None = None) -> tuple[np.ndarray, object]:
     """A maze in ASCII art (the 5 x 3 one above) drawn as thin lines (maze-dataset's MazePlot
-    look), markers as discs; cells ``cell`` pixels wide and ``cell_height`` high (square)."""
+    look), markers as discs; cells ``cell`` pixels wide and ``cell_height`` high (square), on a
+    light 1-px cell grid of grey ``cell_grid`` where given."""
     import cv2
 
     spec = spec_from_ascii(art)
     rows, cols = spec.shape
     ch = cell_height or cell
     img = np.full((rows * ch + 2 * margin, cols * cell + 2 * margin, 3), paper, np.uint8)
+    if cell_grid is not None:
+        img[margin:margin + rows * ch + 1:ch, margin:margin + cols * cell + 1] = cell_grid
+        img[margin:margin + rows * ch + 1, margin:margin + cols * cell + 1:cell] = cell_grid
     w = spec.walls
     for i in range(rows + 1):
         for j in range(cols + 1):
@@ -616,6 +620,32 @@ def test_thin_lines_stretched_to_another_aspect_read_with_their_cell_count(art: 
     assert reading.look.grid == spec.shape
     assert np.array_equal(reading.spec.walls, spec.walls)
     assert reading.look.walls == "lines"
+
+
+#: a 4x4 maze whose walls start and end on its middle row boundary or its border only (as in
+#: mazeworld 60606 v00055): along the rows, the walls alone fit 2 rows best
+ONE_CROSS_WALL = """
+#########
+#   #  S#
+# # # # #
+#   #   #
+# # # ###
+# #   # #
+# # # # #
+#E#   # #
+#########
+"""
+
+
+def test_a_squeezed_cell_grid_tells_the_rows_that_its_walls_leave_open() -> None:
+    # squeezed thin lines whose only horizontal inner wall lies on the middle boundary: the
+    # walls alone fit 2 rows, and 4 (implied by square cells: 3) was never a candidate; the
+    # light cell grid runs on every boundary and tells 4
+    img, spec = _thin_lines(90, 2, 0, art=ONE_CROSS_WALL, cell_height=63, cell_grid=228)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == spec.shape == (4, 4)
+    assert np.array_equal(reading.spec.walls, spec.walls)
 
 
 def test_faint_lines_on_a_white_card_amid_black_bars_are_the_maze_not_the_card() -> None:
