@@ -13,10 +13,11 @@ lines with a faint cell grid and a caption touching the border...):
 3. **Grid**: ink starts and stops within half a wall of a cell boundary (the edges of
    thin lines, the unit boundaries of lattice walls; a light cell grid's lines count too);
    along each axis, the count is the smallest number of cells whose boundaries carry
-   (almost) all those edges (``grid=`` overrides). An axis may also take the count the other's pitch implies for square cells
-   - stretched as lattice walls are measured thicker one way (a square puzzle stretched to
-   another aspect) - as far as its own edges lie on those lines (a comb of open
-   boundaries leaves few); reading the walls decides between candidates.
+   (almost) all those edges (``grid=`` overrides). An axis may also take the count the
+   other's pitch implies for square cells - stretched as lattice walls are measured
+   thicker one way (a square puzzle stretched to another aspect) - as far as its own edges
+   lie on those lines (a comb of open boundaries leaves few); reading the walls decides
+   between candidates.
 4. **Walls**: each boundary segment is read by the darkest ink across the line (any
    thickness, from 1-px lines to lattice-wide walls) along its central half; a segment is
    a wall when that ink is closer to the border's than to the open segments'.
@@ -759,11 +760,21 @@ class Thickness(NamedTuple):
         return cls(value, value)
 
 
+class GridEstimate(NamedTuple):
+    """What :func:`estimate_grid` measured."""
+
+    grids: list[tuple[tuple[int, int], float]]  #: candidate (rows, cols) with their edge scores
+    thickness: Thickness                        #: interior walls, pixels
+    box: Box                                    #: the border lines' centres (corrected where merged with a frame)
+    faint_lines: tuple[np.ndarray, np.ndarray]  #: centres of faint full-span lines inside (rows, columns)
+
+
 def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
                   colour: np.ndarray | None = None, *,
-                  grid: tuple[int, int] | None = None) -> tuple[list[tuple[tuple[int, int], float]], Thickness, Box]:
-    """``(candidate grids with their edge scores, interior wall thickness in pixels, box)``
-    from the ink inside the box (the box is corrected where a border merged with a frame).
+                  grid: tuple[int, int] | None = None) -> GridEstimate:
+    """The candidate grids with their edge scores, the interior walls' thickness in pixels, the
+    box (corrected where a border merged with a frame) and the faint lines inside it, from the
+    ink inside the box.
 
     ``colour``: the image's colour mask (:func:`colour_mask`), so that ink glued to markers
     (a flag's pole, an icon's outline) is not taken for walls.
@@ -816,7 +827,7 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     l = x0 - half_x if bl > cap_x or l - bl / 2 <= 1 else l
     r = x1 - 1 + half_x if br > cap_x or r + br / 2 >= w - 2 else r
     if grid is not None:
-        return [(grid, 1.0)], thickness, (t, l, b, r)
+        return GridEstimate([(grid, 1.0)], thickness, (t, l, b, r), (np.zeros(0), np.zeros(0)))
     # Where ink starts and stops: on the lines' edges (thin walls) or the lattice's unit
     # boundaries (thick walls), both within half a wall of a cell boundary.
     edges_y = (np.diff(ink.astype(np.int8), axis=0) != 0).sum(axis=1)   # between rows i and i+1
@@ -827,34 +838,45 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     xs = np.arange(x0, x1 - 1) + 0.5 - l
     np.add.at(prof_y, np.clip(np.round(ys).astype(int), 0, prof_y.size - 1), edges_y)
     np.add.at(prof_x, np.clip(np.round(xs).astype(int), 0, prof_x.size - 1), edges_x)
-    fits_y, fits_x = _count_fits(prof_y, b - t, thickness.y), _count_fits(prof_x, r - l, thickness.x)
-    rows, cols = _ranked_counts(fits_y), _ranked_counts(fits_x)
+    box = (t, l, b, r)
+    grids = _grid_candidates(_count_fits(prof_y, b - t, thickness.y), _count_fits(prof_x, r - l, thickness.x),
+                             box, thickness)
     # A light cell grid runs on every boundary, walls or none: its lines count as edges too (a
     # share of a full-length wall's), so that a count whose lines the walls leave mostly
     # empty but the grid marks is not passed over for a coarser one (a squeezed 4x4 MazePlot
-    # maze with one inner horizontal wall read as 2 rows: mazeworld 60606 v00055).
-    if rows and cols:
-        faint_y, faint_x = _faint_grid_lines(dark, (t, l, b, r), thickness, (max(n for n, _ in rows),
-                                                                             max(m for m, _ in cols)))
-        if faint_y.size + faint_x.size >= 2:
-            for lines, prof, origin, span in ((faint_y, prof_y, t, r - l), (faint_x, prof_x, l, b - t)):
-                at = np.clip(np.round(lines - origin).astype(int), 0, prof.size - 1)
-                np.add.at(prof, at, FAINT_GRID_EDGES * 2 * span)
-            if faint_y.size:
-                fits_y = _count_fits(prof_y, b - t, thickness.y)
-                rows = _ranked_counts(fits_y)
-            if faint_x.size:
-                fits_x = _count_fits(prof_x, r - l, thickness.x)
-                cols = _ranked_counts(fits_x)
-    # Cells are square in every look met so far, save a maze stretched to another aspect,
-    # whose walls are stretched alike: each axis also tries the count the other axis's pitch
-    # implies (an axis with few interior edges, e.g. a comb of open boundaries, gets its
-    # count that way); reading the walls decides.
-    # Such a pair scores as its source squared, times the share of its own axis's edges on
-    # its lines: a comb's few edges lie on them, while the lines of thin walls squeezed one
-    # way (a square puzzle stretched: they keep their width, so nothing above tells) mostly
-    # miss the lines of square cells. Either way a cell is at least NARROWEST_CELL walls
-    # wide (a lattice's corridor is as wide as its walls).
+    # maze whose walls end on its middle row boundary only read as 2 rows: mazeworld 60606
+    # v00055). Looked for only where the walls leave a choice.
+    centres = (np.zeros(0), np.zeros(0))
+    if len(grids) > 1:
+        centres = _faint_line_centres(dark, box, thickness)
+        on_y, on_x = _grid_lines_of(centres, box, (max(s[0] for s, _ in grids), max(s[1] for s, _ in grids)))
+        if on_y.size + on_x.size >= 2:
+            for lines, prof, origin, span in ((on_y, prof_y, t, r - l), (on_x, prof_x, l, b - t)):
+                np.add.at(prof, np.clip(np.round(lines - origin).astype(int), 0, prof.size - 1),
+                          FAINT_GRID_EDGES * 2 * span)
+            grids = _grid_candidates(_count_fits(prof_y, b - t, thickness.y),
+                                     _count_fits(prof_x, r - l, thickness.x), box, thickness)
+    if not grids:
+        raise InputError("no grid of walls found inside the maze's border")
+    return GridEstimate(grids, thickness, box, centres)
+
+
+def _grid_candidates(fits_y: dict[int, tuple[float, float]], fits_x: dict[int, tuple[float, float]], box: Box,
+                     thickness: Thickness) -> list[tuple[tuple[int, int], float]]:
+    """Candidate grids ``[((rows, cols), edge score)]`` from each axis's count fits
+    (:func:`_count_fits`): the best counts of one axis paired with the other's.
+
+    Cells are square in every look met so far, save a maze stretched to another aspect,
+    whose walls are stretched alike: each axis also tries the count the other axis's pitch
+    implies (an axis with few interior edges, e.g. a comb of open boundaries, gets its
+    count that way); reading the walls decides. Such a pair scores as its source squared,
+    times the share of its own axis's edges on its lines: a comb's few edges lie on them,
+    while the lines of thin walls squeezed one way (a square puzzle stretched: they keep
+    their width, so nothing else tells) mostly miss the lines of square cells. Either way a
+    cell is at least NARROWEST_CELL walls wide (a lattice's corridor is as wide as its walls).
+    """
+    t, l, b, r = box
+    rows, cols = _ranked_counts(fits_y), _ranked_counts(fits_x)
     tall, wide = NARROWEST_CELL * thickness.y, NARROWEST_CELL * thickness.x
     aspect = thickness.y / thickness.x  # a cell's height over its width (1: square)
     grids = [((n, m), sn * sm) for n, sn in rows for m, sm in cols
@@ -868,9 +890,7 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
         m = max(1, int(round((r - l) / ((b - t) / n / aspect))))
         if (n, m) not in fits and n * m >= 2 and (r - l) / m >= wide:
             grids.append(((n, m), sn * sn * fits_x.get(m, (1.0, 1.0))[0]))
-    if not grids:
-        raise InputError("no grid of walls found inside the maze's border")
-    return grids, thickness, (t, l, b, r)
+    return grids
 
 
 # -- walls ------------------------------------------------------------------------------------
@@ -1143,27 +1163,32 @@ def locate(image: np.ndarray, grid: tuple[int, int]) -> Box | None:
     if found is None:
         return None
     try:
-        _, _, box = estimate_grid(dark, found[0], found[1], colour, grid=grid)
+        box = estimate_grid(dark, found[0], found[1], colour, grid=grid).box
     except InputError:
         return None
     return box
 
 
-def _faint_grid_lines(dark: np.ndarray, box: Box, thickness: Thickness,
-                      finest: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Centres (image rows, image columns) of the faint full-span lines inside the box: a light
-    cell grid, or walls too pale to count as ink. Those within a quarter of the finest
-    candidate cell (``finest``: the most rows and columns any candidate has) of the border
-    are left out: a blurred border's flank beside it is no grid line (such lines favoured
-    coarse grids, whose tolerance is wider)."""
+def _faint_line_centres(dark: np.ndarray, box: Box, thickness: Thickness) -> tuple[np.ndarray, np.ndarray]:
+    """Centres (image rows, image columns) of the faint full-span lines inside the box, clear
+    of the border: a light cell grid, or walls too pale to count as ink."""
     t, l, b, r = box
     inset = int(np.ceil(max(thickness))) + 2
     y0, y1, x0, x1 = int(t) + inset, int(np.ceil(b)) - inset + 1, int(l) + inset, int(np.ceil(r)) - inset + 1
     if y1 - y0 <= 8 or x1 - x0 <= 8:
         return np.zeros(0), np.zeros(0)
     region = dark[max(0, y0):y1, max(0, x0):x1]
-    ys = _line_centres(_faint_lines(region, axis=1)) + max(0, y0)
-    xs = _line_centres(_faint_lines(region, axis=0)) + max(0, x0)
+    return (_line_centres(_faint_lines(region, axis=1)) + max(0, y0),
+            _line_centres(_faint_lines(region, axis=0)) + max(0, x0))
+
+
+def _grid_lines_of(centres: tuple[np.ndarray, np.ndarray], box: Box,
+                   finest: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The faint lines (:func:`_faint_line_centres`) taken for a cell grid's: those a quarter of
+    the finest candidate cell (``finest``: the most rows and columns any candidate has) or
+    more from the border - a blurred border's flank beside it is no grid line (such lines
+    favoured coarse grids, whose tolerance is wider)."""
+    (ys, xs), (t, l, b, r) = centres, box
     near_y, near_x = 0.25 * (b - t) / finest[0], 0.25 * (r - l) / finest[1]
     return ys[(ys - t > near_y) & (b - ys > near_y)], xs[(xs - l > near_x) & (r - xs > near_x)]
 
@@ -1185,8 +1210,9 @@ def _separation(values: np.ndarray, low: float, high: float) -> float:
     return high - low - 2 * spread
 
 
-def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]],
-               thickness: Thickness) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
+def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]], thickness: Thickness,
+               faint_lines: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[tuple[int, int], np.ndarray,
+                                                                                  np.ndarray]:
     """The candidate grid whose walls read most cleanly (edges on its lines x segment fit;
     cells closer to square - stretched as the walls are, for lattice walls - break
     near-ties), with its segment darkness (trimmed: see :func:`read_segments`)."""
@@ -1196,8 +1222,8 @@ def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], fl
     t, l, b, r = box
     # Faint full-span lines (a light cell grid; walls too pale to count as ink) all lie on the
     # right grid's boundaries, also where a maze with few walls leaves most boundaries open.
-    faint_y, faint_x = _faint_grid_lines(dark, box, thickness, (max(s[0] for s, _ in grids),
-                                                                 max(s[1] for s, _ in grids)))
+    centres = faint_lines if faint_lines is not None else _faint_line_centres(dark, box, thickness)
+    faint_y, faint_x = _grid_lines_of(centres, box, (max(s[0] for s, _ in grids), max(s[1] for s, _ in grids)))
     for shape, edge_score in grids[:12]:
         peaks = _segment_peaks(dark, box, shape, thickness)
         vert, horiz = _segment_darkness(peaks, trim=False)
@@ -1273,10 +1299,10 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     """Read the maze whose border runs through ``box`` (see :func:`read_maze`; ``colour``: its
     :func:`colour_mask`)."""
     try:
-        grids, thickness, box = estimate_grid(dark, box, borders, colour, grid=grid)
+        grids, thickness, box, faint_lines = estimate_grid(dark, box, borders, colour, grid=grid)
     except InputError as exc:
         return Unparseable(str(exc))
-    shape, vert, horiz = _best_grid(dark, box, grids, thickness)
+    shape, vert, horiz = _best_grid(dark, box, grids, thickness, faint_lines)
     thr, level, open_level = wall_threshold(vert, horiz)
     if level < 0.1:
         return Unparseable("the maze's border is too faint to tell walls from corridors")

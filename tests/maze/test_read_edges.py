@@ -391,7 +391,7 @@ def test_a_lattice_cell_is_never_proposed_narrower_than_its_walls_allow(unit: fl
     dark, _ = ink_map(frame)
     found = find_box(dark)
     assert found is not None
-    grids, thickness, (t, l, b, r) = estimate_grid(dark, *found, colour_mask(frame))
+    grids, thickness, (t, l, b, r), _ = estimate_grid(dark, *found, colour_mask(frame))
     assert (3, 3) in [s for s, _ in grids]
     assert all((b - t) / n >= NARROWEST_CELL * thickness.y and (r - l) / m >= NARROWEST_CELL * thickness.x
                for (n, m), _ in grids)
