@@ -309,6 +309,9 @@ def _areas(labels: np.ndarray, count: int) -> np.ndarray:
 
 
 def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, float, float, float]] | None:
+    """:func:`find_box` at one ink level: the outermost of the largest ink structures that hold
+    ink inside their border, or None when there is none (a structure whose border merged
+    with a frame or bars is read from the inside)."""
     ink = (dark >= ink_min).astype(np.uint8)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE_3)
     labels, area, (lx, ly) = _labelled(closed)
@@ -766,7 +769,8 @@ class GridEstimate(NamedTuple):
     grids: list[tuple[tuple[int, int], float]]  #: candidate (rows, cols) with their edge scores
     thickness: Thickness                        #: interior walls, pixels
     box: Box                                    #: the border lines' centres (corrected where merged with a frame)
-    faint_lines: tuple[np.ndarray, np.ndarray]  #: centres of faint full-span lines inside (rows, columns)
+    faint_lines: tuple[np.ndarray, np.ndarray]  #: centres of faint full-span lines inside (rows, columns),
+                                                #: looked for only where there are several candidates
 
 
 def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
