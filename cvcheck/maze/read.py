@@ -254,6 +254,7 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
         yield inside
 
 
+EDGE_LINE_MAX = 2  #: px: a border band this thin on the picture's edge may be a scaler's dark row (see _find_box_at)
 CHAIN_MIN_AREA = 0.02  #: enclosed paper this share of the largest region's area may be more of the maze's corridors
 CHAIN_GAP = (1 / 3, 1.5)  #: ... when a wall this many times its narrowest side away from them
 
@@ -341,6 +342,22 @@ def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, fl
     # holds): read the border again from all the ink inside it.
     (x0, y0, x1, y1), bands = max(candidates, key=lambda c: (c[0][2] - c[0][0]) * (c[0][3] - c[0][1]))
     t_top, t_left, t_bottom, t_right = bands
+    # A line of a pixel or two along the picture's very edge, opposite a band several times
+    # thicker, is no border of the maze's but a dark row a scaler left there, joining black
+    # bars on both sides into one structure around the maze (mazeworld 73737 v00135
+    # pillarboxed: read 7x7 in the bars' box), and closing off a caption below it (v00033):
+    # the box is read from the inside, without it.
+    sides = ((y0 == 0, t_top, t_bottom, (slice(0, t_top), slice(None))),
+             (y1 >= h_img - 1, t_bottom, t_top, (slice(h_img - t_bottom, h_img), slice(None))),
+             (x0 == 0, t_left, t_right, (slice(None), slice(0, t_left))),
+             (x1 >= w_img - 1, t_right, t_left, (slice(None), slice(w_img - t_right, w_img))))
+    edge_lines = [where for on_edge, band, opposite, where in sides
+                  if on_edge and band <= EDGE_LINE_MAX and opposite >= 3 * band + 3]
+    if edge_lines:
+        cleared = ink.copy()
+        for where in edge_lines:
+            cleared[where] = 0
+        return _box_from_inside(cleared)
     if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
         return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
     region = dark[y0:y1 + 1, x0:x1 + 1]

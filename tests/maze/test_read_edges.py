@@ -648,6 +648,27 @@ def test_a_squeezed_cell_grid_tells_the_rows_that_its_walls_leave_open() -> None
     assert np.array_equal(reading.spec.walls, spec.walls)
 
 
+@pytest.mark.parametrize("caption", [False, True])
+def test_a_dark_row_along_the_frames_edge_is_not_the_mazes_border(caption: bool) -> None:
+    # a puzzle scaled between black bars one row short of the frame: the black row left at
+    # the bottom joined the bars into one structure around the maze, read as its border (a
+    # 3x3 maze read 7x7), and closed off a caption below the maze, taken in with its corridors
+    # (read 26x25; mazeworld 73737 v00135 and v00033, pillarboxed)
+    import cv2
+
+    img, spec = _thin_lines(100, 8, 0, art=ONE_CROSS_WALL, margin=10)
+    img = img[6:, :414]  # the top border on the frame's top edge, the right one running into the bar
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[:479, 60:524] = 255
+    frame[:img.shape[0], 110:110 + img.shape[1]] = img
+    if caption:
+        cv2.putText(frame, "Frame 0", (260, 465), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 2)
+    reading = read_maze(frame)
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == spec.shape
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
 def test_faint_lines_on_a_white_card_amid_black_bars_are_the_maze_not_the_card() -> None:
     # a thin-line maze blurred paler than ink, on a white card between black bars: the card's
     # edge, the only ink structure, was read from the inside as the maze's border and the
