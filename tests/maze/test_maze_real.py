@@ -251,6 +251,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (60606, 99, "mazeplot", "backtrack", "squeeze"),  # ... a 7x7 one 5x7, with no way from start to goal
     (81818, 116, "vmeval", "trail", "flicker"),  # one pale frame lowered the dot's saturation floor, its trail
                                                  # came in as agent blobs and the floor stayed down: trail tracked
+    (73737, 135, "mazeplot", "teleport", "pillarbox"),  # a dark row left on the frame's edge joined the bars
+                                                        # into a "border": a 3x3 maze read 7x7, its teleport missed
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
