@@ -614,7 +614,16 @@ def _wall_widths(ink: np.ndarray, stroke: float, corridor: float) -> tuple[float
             or max(corridors) < STRETCHED_WALLS * min(corridors) \
             or not all(max(c, t) <= LATTICE_CORRIDORS * min(c, t) for c, t in zip(corridors, (ty, tx))):
         return stroke, stroke
-    return ty, tx
+    return _unblurred(ty, corridors[0]), _unblurred(tx, corridors[1])
+
+
+def _unblurred(wall: float, corridor: float) -> float:
+    """A lattice wall's width from its measured ink and corridor widths: blur widens the one
+    as it narrows the other, and a lattice's are alike, so their mean (never above the
+    corridor's 1.5x: then the corridor's own) where the ink measured wider."""
+    if corridor >= wall:
+        return wall
+    return (wall + corridor) / 2 if wall <= 1.5 * corridor else corridor
 
 
 def _widths_by_direction(ink: np.ndarray) -> tuple[float, float] | None:
@@ -829,9 +838,8 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     # ... and never much thicker than the corridors: a lattice's are as wide as its walls
     # (blur widens one as it narrows the other: their mean is the unit), and in a small
     # lattice maze most dark runs span two or three units.
-    stroke, corridor = _stroke_thickness(ink), _stroke_thickness(1 - ink)
-    if corridor < stroke:
-        stroke = (stroke + corridor) / 2 if stroke <= 1.5 * corridor else corridor
+    corridor = _stroke_thickness(1 - ink)
+    stroke = _unblurred(_stroke_thickness(ink), corridor)
     wy, wx = _wall_widths(ink, stroke, corridor)
     if wy == wx:
         thickness = Thickness.square(min(stroke, float(np.median(borders))))
