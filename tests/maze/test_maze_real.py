@@ -253,6 +253,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                  # came in as agent blobs and the floor stayed down: trail tracked
     (73737, 135, "mazeplot", "teleport", "pillarbox"),  # a dark row left on the frame's edge joined the bars
                                                         # into a "border": a 3x3 maze read 7x7, its teleport missed
+    (73737, 48, "mmgr", "walls_major", "squeeze"),  # blur widened the squeezed lattice's walls, measured
+                                                    # each way as ink only: a 13x13 maze read 13x12
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
