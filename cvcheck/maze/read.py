@@ -618,9 +618,10 @@ def _wall_widths(ink: np.ndarray, stroke: float, corridor: float) -> tuple[float
 
 
 def _unblurred(wall: float, corridor: float) -> float:
-    """A lattice wall's width from its measured ink and corridor widths: blur widens the one
-    as it narrows the other, and a lattice's are alike, so their mean (never above the
-    corridor's 1.5x: then the corridor's own) where the ink measured wider."""
+    """A wall's width from the measured widths of ink and corridors: where the ink measured
+    wider, their mean - blur widens the one as it narrows the other, and a lattice's are
+    alike - or the corridor's own where the ink measured over 1.5x it. Thin lines, far
+    narrower than their corridors, keep their width."""
     if corridor >= wall:
         return wall
     return (wall + corridor) / 2 if wall <= 1.5 * corridor else corridor
