@@ -1240,20 +1240,19 @@ def _separation(values: np.ndarray, low: float, high: float) -> float:
     return high - low - 2 * spread
 
 
-def _best_grid(dark: np.ndarray, box: Box, grids: list[tuple[tuple[int, int], float]], thickness: Thickness,
-               faint_lines: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[tuple[int, int], np.ndarray,
-                                                                                  np.ndarray]:
+def _best_grid(dark: np.ndarray, estimate: GridEstimate) -> tuple[tuple[int, int], np.ndarray, np.ndarray]:
     """The candidate grid whose walls read most cleanly (edges on its lines x segment fit;
     cells closer to square - stretched as the walls are, for lattice walls - break
     near-ties), with its segment darkness (trimmed: see :func:`read_segments`)."""
+    grids, thickness, box, faint_lines = estimate
     if len(grids) == 1:  # nothing to choose from
         return grids[0][0], *_segment_darkness(_segment_peaks(dark, box, grids[0][0], thickness), trim=True)
     best: tuple[float, tuple[int, int], tuple[np.ndarray, np.ndarray]] | None = None
     t, l, b, r = box
     # Faint full-span lines (a light cell grid; walls too pale to count as ink) all lie on the
     # right grid's boundaries, also where a maze with few walls leaves most boundaries open.
-    centres = faint_lines if faint_lines is not None else _faint_line_centres(dark, box, thickness)
-    faint_y, faint_x = _grid_lines_of(centres, box, (max(s[0] for s, _ in grids), max(s[1] for s, _ in grids)))
+    faint_y, faint_x = _grid_lines_of(faint_lines, box, (max(s[0] for s, _ in grids),
+                                                         max(s[1] for s, _ in grids)))
     for shape, edge_score in grids[:12]:
         peaks = _segment_peaks(dark, box, shape, thickness)
         vert, horiz = _segment_darkness(peaks, trim=False)
@@ -1329,10 +1328,11 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     """Read the maze whose border runs through ``box`` (see :func:`read_maze`; ``colour``: its
     :func:`colour_mask`)."""
     try:
-        grids, thickness, box, faint_lines = estimate_grid(dark, box, borders, colour, grid=grid)
+        estimate = estimate_grid(dark, box, borders, colour, grid=grid)
     except InputError as exc:
         return Unparseable(str(exc))
-    shape, vert, horiz = _best_grid(dark, box, grids, thickness, faint_lines)
+    thickness, box = estimate.thickness, estimate.box
+    shape, vert, horiz = _best_grid(dark, estimate)
     thr, level, open_level = wall_threshold(vert, horiz)
     if level < 0.1:
         return Unparseable("the maze's border is too faint to tell walls from corridors")
