@@ -24,7 +24,11 @@ the video's own frame rate):
 * ``pillarbox``: cropped to what is drawn on the paper (the maze, its markers, ticks and
   captions: pixels off the paper's colour in any frame), scaled to the frame's height and
   centred between black bars (a puzzle image padded to the model's aspect; black touches an
-  MMGR maze's outer walls); a video on black bars already is left as it is.
+  MMGR maze's outer walls); a video on black bars already is left as it is;
+* ``shake``: the camera shaken every frame, a sub-pixel shift of up to 1.5 px each way (a
+  video model's frame-to-frame jitter; the first frame too);
+* ``boil``: lines "boiling" as a video model redraws them - every frame warped by a smooth
+  random displacement field of up to about 1 px, drawn anew each frame.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox")
+WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil")
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 
 
@@ -85,6 +89,18 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         y, x = (h - size[1]) // 2, (w - size[0]) // 2
         out[y:y + size[1], x:x + size[0]] = drawn
         return out
+    if how == "shake":
+        h, w = img.shape[:2]
+        dx, dy = rng.uniform(-1.5, 1.5, 2)
+        return cv2.warpAffine(img, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    if how == "boil":
+        h, w = img.shape[:2]
+        cell = 24  # the field's grain, frame pixels
+        coarse = rng.uniform(-1.0, 1.0, (2, h // cell + 2, w // cell + 2)).astype(np.float32)
+        fx, fy = (cv2.resize(c, (w, h), interpolation=cv2.INTER_CUBIC) for c in coarse)
+        gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        return cv2.remap(img, gx + fx, gy + fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
 
 
