@@ -484,6 +484,7 @@ def _index_runs(indices: np.ndarray) -> list[np.ndarray]:
 
 
 EMPTY_SIDE = 0.02  #: beyond a frame's inner border line, at most this share of the maze's ink
+WAVER = 1  #: px a drawn line may waver to either side along its length (redrawn by a video model: "boiling")
 
 
 def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int, int],
@@ -497,40 +498,38 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
     rest a frame drawn around more space (maze-dataset's plots of non-square mazes); the
     side holding more ink is kept. With walls on both sides it is a wall (a percolation
     maze may be cut in two), and so it is when the maze's faint cell grid (in ``darkness``)
-    runs on beyond it (a row of cells cut off with no wall inside it).
+    runs on beyond it (a row of cells cut off with no wall inside it). The ink beside a line
+    is counted clear of its blurred flanks and of the ``WAVER`` px it may waver into (a line
+    redrawn from frame to frame strays a pixel off its row: 81818 v00130 under ``boil``).
     """
     lo, t_lo, hi, t_hi = along
     c0, t_c0, c1, t_c1 = across
-    inside = slice(c0 + t_c0, c1 - t_c1 + 1)  # between the other two borders
+    inside = slice(c0 + t_c0 + WAVER, c1 - t_c1 + 1 - WAVER)  # between the other two borders
     first, last = lo + t_lo, hi - t_hi  # the rows between the two bands
     cover = _share(lines[first:last + 1, c0:c1 + 1])
-    ink_cover = _share(comp[first:last + 1, c0:c1 + 1])
-    full = np.flatnonzero(cover >= 0.97) + first
-    if full.size == 0:
-        return lo, t_lo, hi, t_hi
-    for g in _index_runs(full):
+    for g, inked in _full_lines(comp[first:last + 1, c0:c1 + 1], lines[first:last + 1, c0:c1 + 1], cover):
+        g, inked = g + first, inked + first
         if g[0] == first or g[-1] == last:
             continue  # along a border band: its blurred edge (only faint ink can be)
         if g[0] < lo + t_lo or g[-1] > hi - t_hi:
             continue  # beyond a border already moved in
-        inked = g[ink_cover[g - first] >= 0.97]  # where the line is ink, not only faint ink
+        # beside the line, its blurred flanks (rows it half covers) and the rows it may waver into
+        a, b = int(g[0]), int(g[-1])
+        while a > first and cover[a - 1 - first] >= 0.5:
+            a -= 1
+        while b < last and cover[b + 1 - first] >= 0.5:
+            b += 1
+        a, b = max(first, a - WAVER), min(last, b + WAVER)
         if inked.size:
             lo_g, hi_g = int(inked[0]), int(inked[-1])
-            # inside the frame, beside the line and its blurred flanks (rows it half covers)
-            a, b = int(g[0]), int(g[-1])
-            while a > first and cover[a - 1 - first] >= 0.5:
-                a -= 1
-            while b < last and cover[b + 1 - first] >= 0.5:
-                b += 1
-            before = np.count_nonzero(comp[lo + t_lo:a, inside])
-            after = np.count_nonzero(comp[b + 1:hi - t_hi + 1, inside])
+            before = np.count_nonzero(comp[lo + t_lo + WAVER:a, inside])
+            after = np.count_nonzero(comp[b + 1:hi - t_hi + 1 - WAVER, inside])
         else:  # a faint line: the ink beside it is faint too (but for the bands' blurred edges)
             lo_g, hi_g = int(g[0]), int(g[-1])
             m_lo, m_hi, m_c0, m_c1 = (max(2, t) for t in (t_lo, t_hi, t_c0, t_c1))
             away = slice(c0 + t_c0 + m_c0, c1 - t_c1 + 1 - m_c1)
-            before = np.count_nonzero(lines[lo + t_lo + m_lo:lo_g, away])
-            after = np.count_nonzero(lines[hi_g + 1:hi - t_hi + 1 - m_hi, away])
-            a, b = lo_g, hi_g
+            before = np.count_nonzero(lines[lo + t_lo + m_lo:a, away])
+            after = np.count_nonzero(lines[b + 1:hi - t_hi + 1 - m_hi, away])
         if min(before, after) > EMPTY_SIDE * max(before, after):
             continue
         if darkness is not None:
@@ -547,6 +546,36 @@ def _inner_lines(comp: np.ndarray, lines: np.ndarray, along: tuple[int, int, int
         else:
             lo, t_lo = lo_g, hi_g - lo_g + 1
     return lo, t_lo, hi, t_hi
+
+
+def _full_lines(comp: np.ndarray, lines: np.ndarray, cover: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The lines of ``lines`` (ink and fainter ink) across the full width of the region, top
+    first: ``(its rows, those where it is ink (of comp))``; ``cover``: each row's share of
+    ``lines``. A straight line is a run of rows it covers (97 % or more). One that wavers
+    up and down by ``WAVER`` px (redrawn by a video model, boiling: 81818 v00099 under
+    ``boil``) covers no row so, but rows within ``WAVER`` of one another do: its rows are
+    those it covers at least half as much as its best, and it is ink where ``comp`` also
+    covers the width that way."""
+    straight = np.flatnonzero(cover >= 0.97)
+    found = [(g, g[_share(comp[g]) >= 0.97]) for g in _index_runs(straight)] if straight.size else []
+    wavering = np.flatnonzero(_share(_wavered(lines)) >= 0.97)
+    for g in _index_runs(wavering) if wavering.size else []:
+        if np.isin(g, straight).any():
+            continue  # (a straight line with its flanks, found above)
+        spread = np.arange(max(0, g[0] - WAVER), min(cover.size, g[-1] + WAVER + 1))  # the rows its pixels lie in
+        rows = spread[cover[spread] >= 0.5 * float(cover[spread].max())]
+        inked = float(_share(_wavered(comp[spread[0]:spread[-1] + 1])).max()) >= 0.97
+        found.append((rows, rows if inked else rows[:0]))
+    return sorted(found, key=lambda line: int(line[0][0]))
+
+
+def _wavered(mask: np.ndarray) -> np.ndarray:
+    """A boolean map with each row also set where the rows up to ``WAVER`` above or below it are."""
+    out = mask.copy()
+    for d in range(1, WAVER + 1):
+        out[d:] |= mask[:-d]
+        out[:-d] |= mask[d:]
+    return out
 
 
 # -- grid -------------------------------------------------------------------------------------
