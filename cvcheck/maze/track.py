@@ -7,7 +7,8 @@ its tracklet: seen again where it stood within ``REVIVE_FRAMES`` frames, it cont
 it, so that the agent passing by is not linked onto it. The agent's track is then
 chained from tracklets that never coexist:
 
-1. it starts with the earliest tracklet (nearest the start cell on ties);
+1. it starts with the tracklet nearest the start cell (of those beginning within
+   ``max_gap`` frames of the first), or an earlier one within STATIC_SPAN as near;
 2. when it ends, the next piece is the earliest tracklet starting *after* it that
    begins near the last position (within a gate growing with the gap); only when no
    such tracklet appears within ``max_gap`` frames may a far one continue the track
@@ -191,8 +192,12 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     first_start = min(tr.start for tr in long)
     opening = [tr for tr in long if tr.start <= first_start + max_gap]
     if start is not None:
+        # the nearest the start, or an earlier one about as near (the agent, seen from frame 0,
+        # beside the start marker uncovered as it leaves: mazeworld 81818 v00071 under `boil`)
         s = np.asarray(start)
-        current = min(opening, key=lambda tr: (float(np.hypot(*(tr.first() - s))), tr.start))
+        away = [float(np.hypot(*(tr.first() - s))) for tr in opening]
+        current = min((tr for tr, d in zip(opening, away) if d <= min(away) + STATIC_SPAN),
+                      key=lambda tr: (tr.start, float(np.hypot(*(tr.first() - s)))))
     else:
         current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
     while True:
@@ -279,11 +284,16 @@ def _static(tr: Tracklet) -> bool:
 
 def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tracklet:
     """When the followed object stops for good and a moving object splits off from it (the
-    agent leaving a copy of itself - the start marker - behind), follow the mover."""
+    agent leaving a copy of itself - the start marker - behind), follow the mover. One first
+    seen in the same frame as the followed object counts when it moves on: an agent that
+    left the start marker before it was first seen (absent or too pale in frame 0, a cell
+    away in frame 1 of a 2-fps strip: mazeworld 81818 v00038 shaken); it was on the marker
+    the frame before, where the track then begins."""
     while True:
         movers = []
         for tr in pool:
-            if not (current.start < tr.start <= current.end):
+            if tr is current or not (current.start <= tr.start <= current.end) \
+                    or tr.start == current.start and _still(tr):
                 continue
             # the followed object while the mover exists (the agent may come back over it later),
             # over at least SPLIT_WATCH frames (a slow agent looks still over a few)
@@ -308,6 +318,9 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
             n -= 1
         if n:
             _place(track, _prefix(current, n))
+        elif not track.pieces and mover.start > 0:
+            # first seen apart from the copy it left: it was on it the frame before
+            _place(track, Tracklet(frames=[mover.start - 1], blobs=[current.blobs[0]]))
         track.markers_left += 1
         current = mover
 
