@@ -37,6 +37,8 @@ MOVED = 0.4            #: cells: a followed blob this much farther than "on the 
 FOLLOW = 1.5           #: cells: a blob moves at most this far between two frames to be the same one
 STAYED = 2             #: frames a candidate is seen in at least (a compression speck shows in one)
 GREW = 3.0             #: a blob on the start growing this much is an agent drawing a trail (it moved)
+TRAIL_PALER = 0.85     #: ... as is one growing STEADY x while its mean saturation falls under this share
+PEAK_HELD = 0.9        #: ... and its peak saturation stays at least this share (of those sitting still)
 STEADY = 1.5           #: sightings within this size ratio are one steady look of the agent
 ON_MARKER = 0.1        #: an object on the start marker from the first frame is at least this share of the
                        #: marker's area to be the agent (less: a compression fringe of the marker's edge)
@@ -226,11 +228,23 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # Behind an agent that draws a (paler) trail, the agent is told from it by its most vivid
     # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
     with_pale = _spread(pale[cls], start)
-    trail = max(b.area for b in (with_pale.followed if with_pale else followed)) >= GREW * area
+    grown = with_pale.followed if with_pale else followed
+    trail = max(b.area for b in grown) >= GREW * area or _paled_as_it_grew(grown, early, area)
     return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
                      value=int(np.median(rgb.max(axis=1))), how=how, core_area=core)
+
+
+def _paled_as_it_grew(sightings: list[Marker], early: list[Marker], area: float) -> bool:
+    """Whether the object grew at least STEADY x its size while its mean vividness fell under
+    TRAIL_PALER of what it was sitting still (``early``) and its most vivid part stayed as vivid
+    (PEAK_HELD): paler pixels joined it, the start of the trail a slow agent draws (mazeworld
+    81818 v00155 shaken: 2.5 x its size by the last learning frame, under GREW)."""
+    mean = float(np.median([_saturation(b) for b in early]))
+    peak = float(np.median([b.peak_saturation for b in early]))
+    return any(b.area >= STEADY * area and _saturation(b) <= TRAIL_PALER * mean
+               and b.peak_saturation >= PEAK_HELD * peak for b in sightings)
 
 
 def _largest_sightings(option: _Spread, keep: Callable[[Marker], bool] | None = None) -> list[Marker]:
