@@ -109,6 +109,38 @@ def test_tracker_follows_an_agent_that_comes_apart_from_its_trail() -> None:
     assert track.markers_left == 1
 
 
+def test_tracker_follows_an_agent_first_seen_apart_from_the_start_marker_it_left() -> None:
+    # a 2-fps strip: the agent sits on the start marker in frame 0 but is not seen there (too
+    # pale), and in frame 1 it is already a cell away; the marker stays. The two are first seen
+    # in the same frame, so the agent never "split off" the marker: the track stayed on the
+    # marker and the agent "never reached the goal" (mazeworld 81818 v00038 shaken)
+    walk = [(7.0, 3.0), (5.0, 3.0), (3.0, 3.0), (1.0, 3.0), (1.0, 1.0), (1.0, 1.0), (1.0, 1.0)]
+    frames = [[]] + [[Blob(7.0, 5.0, 0.02), Blob(r, c, 0.02)] for r, c in walk]
+    track = build_track(frames, start=(7.0, 5.0), max_gap=12)
+    assert np.allclose(track.pos[1:], walk)
+    assert np.allclose(track.pos[0], (7.0, 5.0))  # on the marker it left, the frame before
+    assert track.markers_left == 1
+
+
+def test_tracker_starts_with_the_agent_seen_first_not_the_marker_uncovered_as_it_leaves() -> None:
+    # the agent, seen from frame 0 a hair off the start's centre, glides off; the start marker
+    # it covered is uncovered from frame 5, exactly on the centre. Its tracklet began nearer
+    # the start, so the track was the marker's, and the agent "never left" (mazeworld 81818
+    # v00071 under `boil`)
+    agent = [Blob(15.56, 15.54 - 0.4 * t, 0.4) for t in range(30)]
+    frames = [[agent[t]] + ([Blob(15.5, 15.5, 0.4)] if t >= 5 else []) for t in range(30)]
+    track = build_track(frames, start=(15.5, 15.5), max_gap=12)
+    assert np.allclose(track.pos[:, 1], [b.col for b in agent])
+
+
+def test_tracker_stays_with_the_object_on_the_start_when_another_still_one_appears_with_it() -> None:
+    # two still objects first seen together: the one on the start is followed (a look-alike a
+    # cell away never moves, so it is no agent that left a copy of itself)
+    frames = [[Blob(7.0, 5.0, 0.02), Blob(7.0, 3.0, 0.02)] for _ in range(10)]
+    track = build_track(frames, start=(7.0, 5.0), max_gap=12)
+    assert np.allclose(track.pos, (7.0, 5.0)) and track.markers_left == 0
+
+
 def test_tracker_goes_on_with_the_agent_when_the_track_took_a_trail_piece_that_ends() -> None:
     # a blurred dot drawing a trail comes apart from a piece of it that is, for a frame, a
     # little nearer its last centre than the dot itself; the track goes on with the piece,

@@ -218,6 +218,38 @@ def test_a_faint_inner_border_in_a_square_frame_bounds_the_maze() -> None:
     assert np.array_equal(reading.spec.walls, spec.walls)
 
 
+def _boiled(img: np.ndarray, seed: int, *, amplitude: float = 1.0, grain: int = 24) -> np.ndarray:
+    """``img`` warped by a smooth random displacement of up to about ``amplitude`` px (a video
+    model redrawing its lines: they waver by a pixel along their length)."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    coarse = rng.uniform(-amplitude, amplitude, (2, h // grain + 2, w // grain + 2)).astype(np.float32)
+    fx, fy = (cv2.resize(c, (w, h), interpolation=cv2.INTER_CUBIC) for c in coarse)
+    gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    return cv2.remap(img, gx + fx, gy + fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize("cell, width, seed", [(60, 1, 0), (60, 2, 1), (40, 2, 2)])
+def test_a_wavering_inner_border_in_a_square_frame_bounds_the_maze(cell: int, width: int, seed: int) -> None:
+    # the same non-square maze in a square frame, every line wavering by a pixel along its
+    # length (redrawn from frame to frame): the maze's own right border covers no column whole,
+    # or strays a pixel past it, and the frame was taken for the border (mazeworld 81818 v00099,
+    # v00101, v00130 under `boil`: a 10x7 maze read as 10x19)
+    import cv2
+
+    img, spec = _thin_lines(cell, width, 0, margin=40)
+    side = 5 * cell
+    img = np.pad(img, ((0, 0), (0, side - 3 * cell), (0, 0)), constant_values=255)
+    cv2.rectangle(img, (39, 39), (40 + side, 40 + side), (0, 0, 0), 2)
+    reading = read_maze(_boiled(img, seed))
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.grid == (5, 3)
+    assert abs(reading.look.box[3] - (40 + 3 * cell)) <= 1.5
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
 def test_a_start_dot_of_a_few_pixels_in_a_large_cell_is_found() -> None:
     # a 6-px dot in a 200-px cell (VMEvalKit-like puzzles at 720p; mazeworld 7707 v00115)
     import cv2
@@ -544,6 +576,33 @@ def test_an_agent_leaving_a_copy_of_the_start_marker_is_sized_as_the_marker() ->
     agent = learn_agent(frames, reading.look, reading.spec)
     assert agent.how == "moved" and agent.hue_class == (35, 85)
     assert agent.area <= 1.5 * reading.look.start.area
+
+
+def test_a_slow_agent_drawing_a_pale_trail_is_learned_by_its_vivid_part() -> None:
+    # a blurred dot sits on the start, then glides off at 0.03 cells a frame drawing a pale trail
+    # it stays one blob with: by the last learning frame the blob is under 3x its size, but its
+    # mean saturation has fallen while its peak has not. Learned from the mean, the agent's
+    # saturation floor let the trail in as agent blobs, and the track took them (mazeworld 81818
+    # v00155 shaken: "reaches the goal but does not stay on it")
+    import cv2
+
+    from cvcheck.maze.look import learn_agent
+
+    img, _, (cx, cy) = _start_erased(60)
+    frames = []
+    for t in range(12):
+        frame = img.copy()
+        x = int(round(cx - max(0, t - 2) * 0.03 * 60))  # still for three frames, then gliding left
+        if x < cx:
+            cv2.line(frame, (cx, cy), (x, cy), (150, 222, 176), 9)
+        cv2.circle(frame, (x, cy), 6, (30, 190, 80), -1)
+        frames.append(cv2.GaussianBlur(frame, (0, 0), 1.0))
+    reading = read_maze(frames[0])
+    assert not isinstance(reading, Unparseable), reading
+    assert reading.look.start is not None
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.hue_class == (35, 85)
+    assert agent.saturation >= 0.9 * reading.look.start.peak_saturation
 
 
 #: a ring of walls standing free inside the maze (mazeworld 23535 v00235): the border merges with
