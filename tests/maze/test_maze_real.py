@@ -255,12 +255,21 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                         # into a "border": a 3x3 maze read 7x7, its teleport missed
     (73737, 48, "mmgr", "walls_major", "squeeze"),  # blur widened the squeezed lattice's walls, measured
                                                     # each way as ink only: a 13x13 maze read 13x12
+    (81818, 99, "mazeplot", "backtrack", "boil"),  # the non-square maze's own border wavering in its square
+                                                   # frame: not found, a 10x7 maze read 10x19
+    (81818, 71, "vmeval", "wall_pass", "boil"),  # the start marker uncovered beside the dot seen from frame 0
+                                                 # opened the track: the dot's wall pass missed
+    (81818, 38, "vmeval", "trail", "shake"),  # a 2-fps dot first seen a cell off the marker it left: the
+                                              # marker followed, the dot "never reached the goal"
+    (81818, 155, "vmeval", "trail", "shake"),  # a slow dot's pale trail, 2.5x it by the last learning frame,
+                                               # passed the floor learned from its mean: the trail tracked
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
-    # aspect, scaled up between black bars); nothing in the maze changes, so the labels stand
+    # aspect, scaled up between black bars, shaken, boiling); nothing in the maze changes, so
+    # the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
