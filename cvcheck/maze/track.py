@@ -195,9 +195,9 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
         # the nearest the start, or an earlier one about as near (the agent, seen from frame 0,
         # beside the start marker uncovered as it leaves: mazeworld 81818 v00071 under `boil`)
         s = np.asarray(start)
-        away = [float(np.hypot(*(tr.first() - s))) for tr in opening]
-        current = min((tr for tr, d in zip(opening, away) if d <= min(away) + STATIC_SPAN),
-                      key=lambda tr: (tr.start, float(np.hypot(*(tr.first() - s)))))
+        away = [(tr, float(np.hypot(*(tr.first() - s)))) for tr in opening]
+        within = min(d for _, d in away) + STATIC_SPAN
+        current = min(((tr, d) for tr, d in away if d <= within), key=lambda p: (p[0].start, p[1]))[0]
     else:
         current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
     while True:
