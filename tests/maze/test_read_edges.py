@@ -218,19 +218,6 @@ def test_a_faint_inner_border_in_a_square_frame_bounds_the_maze() -> None:
     assert np.array_equal(reading.spec.walls, spec.walls)
 
 
-def _boiled(img: np.ndarray, seed: int, *, amplitude: float = 1.0, grain: int = 24) -> np.ndarray:
-    """``img`` warped by a smooth random displacement of up to about ``amplitude`` px (a video
-    model redrawing its lines: they waver by a pixel along their length)."""
-    import cv2
-
-    rng = np.random.default_rng(seed)
-    h, w = img.shape[:2]
-    coarse = rng.uniform(-amplitude, amplitude, (2, h // grain + 2, w // grain + 2)).astype(np.float32)
-    fx, fy = (cv2.resize(c, (w, h), interpolation=cv2.INTER_CUBIC) for c in coarse)
-    gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
-    return cv2.remap(img, gx + fx, gy + fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
 @pytest.mark.parametrize("cell, width, seed", [(60, 1, 0), (60, 2, 1), (40, 2, 2)])
 def test_a_wavering_inner_border_in_a_square_frame_bounds_the_maze(cell: int, width: int, seed: int) -> None:
     # the same non-square maze in a square frame, every line wavering by a pixel along its
@@ -239,11 +226,13 @@ def test_a_wavering_inner_border_in_a_square_frame_bounds_the_maze(cell: int, wi
     # v00101, v00130 under `boil`: a 10x7 maze read as 10x19)
     import cv2
 
+    from benchmarks.maze_degraded import degrade
+
     img, spec = _thin_lines(cell, width, 0, margin=40)
     side = 5 * cell
     img = np.pad(img, ((0, 0), (0, side - 3 * cell), (0, 0)), constant_values=255)
     cv2.rectangle(img, (39, 39), (40 + side, 40 + side), (0, 0, 0), 2)
-    reading = read_maze(_boiled(img, seed))
+    reading = read_maze(degrade(img, 0, "boil", np.random.default_rng(seed)))
     assert not isinstance(reading, Unparseable), reading
     assert reading.look.grid == (5, 3)
     assert abs(reading.look.box[3] - (40 + 3 * cell)) <= 1.5
