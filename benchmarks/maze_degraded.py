@@ -28,7 +28,12 @@ the video's own frame rate):
 * ``shake``: the camera shaken every frame, a sub-pixel shift of up to 1.5 px each way (a
   video model's frame-to-frame jitter; the first frame too);
 * ``boil``: lines "boiling" as a video model redraws them - every frame warped by a smooth
-  random displacement field of up to about 1 px, drawn anew each frame.
+  random displacement field of up to about 1 px, drawn anew each frame;
+* ``watermark``: a commercial model's watermark - a word ("Sora", "Veo", "Kling AI", ...) and
+  a ring logo in white at 45-70 % opacity, with a soft dark drop shadow on half of the videos
+  (what makes it show on white paper), 3-7 % of the frame high; on half of the videos it stays
+  in a corner, on the other half it jumps to a new place anywhere in the frame (over the maze
+  too) four times a video, as Sora's does. Every frame has it, the first one too.
 """
 
 from __future__ import annotations
@@ -37,20 +42,73 @@ import argparse
 import json
 import shutil
 import sys
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil")
+WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
+        "watermark")
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
+WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
+
+
+@dataclass(frozen=True)
+class Watermark:
+    """One video's watermark: its word, size (share of the frame's height), opacity, shadow
+    opacity (0: none) and where it is drawn - the text's top-left corner as shares of the
+    frame, one place per stretch of ``stretch`` frames (one place only: it stays)."""
+
+    word: str
+    height: float
+    opacity: float
+    shadow: float
+    places: tuple[tuple[float, float], ...]
+    stretch: int
+
+    @classmethod
+    def sample(cls, rng: np.random.Generator, frames: int) -> Watermark:
+        word = str(rng.choice(WATERMARK_WORDS))
+        height, opacity = float(rng.uniform(0.03, 0.07)), float(rng.uniform(0.45, 0.7))
+        shadow = float(rng.uniform(0.3, 0.5)) if rng.uniform() < 0.5 else 0.0
+        if rng.uniform() < 0.5:  # in a corner, for the whole video
+            x, y = float(rng.choice([0.03, 0.7])), float(rng.choice([0.03, 0.9]))
+            return cls(word, height, opacity, shadow, ((x, y),), max(1, frames))
+        places = tuple((float(rng.uniform(0.0, 0.75)), float(rng.uniform(0.0, 0.9))) for _ in range(4))
+        return cls(word, height, opacity, shadow, places, max(1, -(-frames // 4)))
+
+    def draw(self, img: np.ndarray, index: int) -> np.ndarray:
+        """``img`` (RGB uint8) with the watermark of frame ``index`` on it."""
+        import cv2
+
+        h, w = img.shape[:2]
+        px = max(6.0, self.height * h)  # text height in pixels
+        scale = px / 22.0               # (FONT_HERSHEY_DUPLEX is about 22 px high at scale 1)
+        thick = max(1, int(round(px / 9)))
+        x, y = self.places[min(index // self.stretch, len(self.places) - 1)]
+        x0, y0 = int(x * w), int(y * h)
+        mask = np.zeros((h, w), np.uint8)
+        r = int(round(0.45 * px))
+        cv2.circle(mask, (x0 + r, y0 + r), r, 255, thick, cv2.LINE_AA)  # the logo
+        cv2.putText(mask, self.word, (x0 + 2 * r + int(0.4 * px), y0 + int(px)), cv2.FONT_HERSHEY_DUPLEX, scale,
+                    255, thick, cv2.LINE_AA)
+        alpha = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 0.6)[:, :, None]
+        out = img.astype(np.float32)
+        if self.shadow:
+            shift = max(1, int(round(px / 12)))
+            shade = cv2.GaussianBlur(np.roll(alpha[:, :, 0], (shift, shift), axis=(0, 1)), (0, 0), 1.5)[:, :, None]
+            out *= 1.0 - self.shadow * shade
+        out = out * (1.0 - self.opacity * alpha) + 255.0 * self.opacity * alpha
+        return np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
 
 def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
-            content: tuple[int, int, int, int] | None = None) -> np.ndarray:
+            content: tuple[int, int, int, int] | None = None, mark: Watermark | None = None) -> np.ndarray:
     """Frame ``index`` of a video (RGB uint8) degraded ``how`` (``content``: the box (top, left,
-    bottom, right) of what is drawn on the paper, for ``pillarbox``)."""
+    bottom, right) of what is drawn on the paper, for ``pillarbox``; ``mark``: the video's
+    watermark, for ``watermark``)."""
     import cv2
 
     if how == "blur":
@@ -101,6 +159,10 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         fx, fy = (cv2.resize(c, (w, h), interpolation=cv2.INTER_CUBIC) for c in coarse)
         gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
         return cv2.remap(img, gx + fx, gy + fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if how == "watermark":
+        if mark is None:
+            raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
+        return mark.draw(img, index)
     raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
 
 
@@ -127,7 +189,8 @@ def _content_box(frames: list[np.ndarray]) -> tuple[int, int, int, int]:
 
 def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator) -> list[np.ndarray]:
     content = _content_box(frames) if how == "pillarbox" and frames else None
-    return [degrade(f, i, how, rng, content=content) for i, f in enumerate(frames)]
+    mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
+    return [degrade(f, i, how, rng, content=content, mark=mark) for i, f in enumerate(frames)]
 
 
 def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 0) -> int:
