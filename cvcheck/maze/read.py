@@ -309,15 +309,18 @@ def _areas(labels: np.ndarray, count: int) -> np.ndarray:
     return np.bincount(labels.ravel(), minlength=count)
 
 
-def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, float, float, float]] | None:
+def _find_box_at(dark: np.ndarray, ink_min: float, *,
+                 cut_bars: bool = True) -> tuple[Box, tuple[float, float, float, float]] | None:
     """:func:`find_box` at one ink level: the outermost of the largest ink structures that hold
     ink inside their border, or None when there is none (a structure whose border merged
-    with a frame or bars is read from the inside)."""
+    with a frame or bars is read from the inside, unless paper parts it from them once they
+    are cut away: ``cut_bars``, see :func:`_apart_from_bars`)."""
     ink = (dark >= ink_min).astype(np.uint8)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE_3)
     labels, area, (lx, ly) = _labelled(closed)
     h_img, w_img = ink.shape
     candidates: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = []  # (x0, y0, x1, y1), bands
+    bars = False  # a hollow structure at the picture's edge was passed over
     # (the areas sorted as int32, as OpenCV's stats hold them: equal areas keep their order)
     for best in (1 + np.argsort(area[1:].astype(np.int32))[::-1])[:6]:
         if area[best] < 40:
@@ -334,10 +337,11 @@ def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, fl
         interior = comp[top + t_top:bottom - t_bottom + 1, left + t_left:right - t_right + 1]
         at_edge = x == 0 or y == 0 or x + w == w_img or y + h == h_img
         if at_edge and interior.sum() < 0.02 * comp.sum():
+            bars = True  # (the maze may hang on them by a thin bridge: see below)
             continue  # hollow, at the picture's edge: a frame or letterbox bars
         candidates.append(((x + left, y + top, x + right, y + bottom), (t_top, t_left, t_bottom, t_right)))
     if not candidates:
-        return None
+        return _apart_from_bars(dark, ink, ink_min) if cut_bars and bars else None
     # The outermost structure is the border (blur may have parted it from the walls it
     # holds): read the border again from all the ink inside it.
     (x0, y0, x1, y1), bands = max(candidates, key=lambda c: (c[0][2] - c[0][0]) * (c[0][3] - c[0][1]))
@@ -359,12 +363,52 @@ def _find_box_at(dark: np.ndarray, ink_min: float) -> tuple[Box, tuple[float, fl
             cleared[where] = 0
         return _box_from_inside(cleared)
     if max(t_top + t_bottom, t_left + t_right) > 0.5 * min(y1 - y0, x1 - x0):
+        if cut_bars and (apart := _apart_from_bars(dark, ink, ink_min)) is not None:
+            return apart
         return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
     region = dark[y0:y1 + 1, x0:x1 + 1]
     found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, faint=region >= FAINT_INK_MIN, darkness=region)
     if found is None:
         return _box_from_inside(ink)
     return _centre_box(found, x0, y0)
+
+
+BAR_MIN = 15  #: px: ink this thick throughout, touching the picture's edge, is bars or a frame (see _apart_from_bars)
+BAR_GAP = 2   #: px of paper a maze found apart from the bars keeps from them on every side
+
+
+def _apart_from_bars(dark: np.ndarray, ink: np.ndarray,
+                     ink_min: float) -> tuple[Box, tuple[float, float, float, float]] | None:
+    """The maze inside dark bars or a frame that a thin bridge of ink joined it to, found with
+    the bars taken away (ink at least BAR_MIN px thick throughout that touches the picture's
+    edge), when paper parts it from them on every side (at least BAR_GAP px); None otherwise
+    (a maze whose own walls merged with the bars touches them, or is thick enough to be
+    taken away with them).
+
+    A watermark's drop shadow across the paper margin between a maze and the black bars
+    around it joined the two into one structure, whose "border" was the bars (or which was
+    passed over as hollow bars, its thin lines under 2 % of the bars' ink), and the maze was
+    read in the paper's box (mazeworld 81818 v00030 under a watermark: wall IoU 0.75, "maze
+    changed")."""
+    thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((BAR_MIN, BAR_MIN), np.uint8))
+    count, labels = cv2.connectedComponents(thick, connectivity=8)
+    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    edge = edge[edge > 0]
+    if count <= 1 or not edge.size:
+        return None
+    bars = np.isin(labels, edge).astype(np.uint8)
+    cut = dark.copy()
+    cut[cv2.dilate(bars, _SQUARE_3) > 0] = 0
+    found = _find_box_at(cut, ink_min, cut_bars=False)
+    if found is None:
+        return None
+    (top, left, bottom, right), (h_top, h_left, h_bottom, h_right) = found
+    h, w = ink.shape
+    y0 = max(0, int(np.floor(top - (h_top - 1) / 2)) - BAR_GAP)
+    x0 = max(0, int(np.floor(left - (h_left - 1) / 2)) - BAR_GAP)
+    y1 = min(h, int(np.ceil(bottom + (h_bottom - 1) / 2)) + BAR_GAP + 1)
+    x1 = min(w, int(np.ceil(right + (h_right - 1) / 2)) + BAR_GAP + 1)
+    return None if bars[y0:y1, x0:x1].any() else found
 
 
 def _centre_box(found: tuple[tuple[int, int, int, int], tuple[int, int, int, int]], x: int,

@@ -735,6 +735,35 @@ def test_faint_lines_on_a_white_card_amid_black_bars_are_the_maze_not_the_card()
     assert (reading.spec.start, reading.spec.goal) == (spec.start, spec.goal)
 
 
+@pytest.mark.parametrize("side", ["right", "left", "top"])
+def test_a_shadow_bridging_the_maze_and_black_bars_leaves_the_maze_its_own_box(side: str) -> None:
+    # a watermark's soft grey drop shadow across the paper margin between the maze's border
+    # and the black bars around its card joined the two into one ink structure, whose border
+    # was the bars: the maze was read in the paper's box (mazeworld 81818 v00030 under a
+    # watermark, wall IoU 0.75: "maze changed")
+    import cv2
+
+    img, spec = _thin_lines(60, 2, 0, margin=12)
+    frame = np.zeros((480, 832, 3), np.uint8)
+    y, x = (480 - img.shape[0]) // 2, (832 - img.shape[1]) // 2
+    frame[y:y + img.shape[0], x:x + img.shape[1]] = img
+    shade = np.zeros((480, 832), np.float32)
+    top, left, bottom, right = y + 12, x + 12, y + 12 + 5 * 60, x + 12 + 3 * 60  # the border's centre lines
+    if side == "right":
+        shade[top + 100:top + 104, right - 20:right + 40] = 1  # across row 1's open side, the margin, into the bars
+    elif side == "left":
+        shade[top + 100:top + 104, left - 40:left + 20] = 1
+    else:
+        shade[top - 40:top + 20, left + 75:left + 79] = 1
+    shade = cv2.GaussianBlur(shade, (0, 0), 1.0)[:, :, None]
+    frame = (frame * (1 - 0.45 * shade)).astype(np.uint8)
+    reading = read_maze(frame)
+    assert not isinstance(reading, Unparseable), reading
+    assert np.allclose(reading.look.box, (top, left, bottom, right), atol=1.5)
+    assert reading.look.grid == spec.shape
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
 def test_a_speck_moving_with_the_agent_is_not_learned_as_the_agent() -> None:
     # a blue star appears on the start circle in frame 1 and glides away; a purple speck (its
     # blurred edge under H.264) shows beside it in seven later frames. Both move away from the
