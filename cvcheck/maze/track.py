@@ -45,6 +45,9 @@ SPLIT_WATCH = 8       #: frames the followed object must stay still after a move
 REVIVE_FRAMES = 8     #: frames a still object may go unseen and still continue its tracklet where it stood
 SPLIT_TAIL = 3        #: a mover that came apart from the followed object at most this many frames before
                       #: the followed one ended, and outlives it, continues the track (see _split_successor)
+MERGED_AREA = 1.5     #: a blob this many times a still object's usual area, within reach of a moving object
+                      #: too, is the two as one: it continues the mover (see _merged_to_mover)
+USUAL_OF = 8          #: a still object's usual area: the median of its last this many sightings
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -123,6 +126,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
                     if _within(dr, dc, reach):
                         pairs.append((dr * dr + dc * dc, a, b, dr, dc))
         if len(pairs) > 1:
+            pairs = _merged_to_mover(pairs, candidates, blobs)
             _nearest_first(pairs)
         used_a, used_b = set(), set()
         for _, a, b, _, _ in pairs:
@@ -148,6 +152,36 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
                 still.append(Tracklet(frames=[t], blobs=[blob]))
         active = still
     return sorted(done + active, key=lambda tr: (tr.start, tr.end))
+
+
+def _merged_to_mover(pairs: list[tuple[float, int, int, float, float]], candidates: list[Tracklet],
+                     blobs: Sequence[Blob]) -> list[tuple[float, int, int, float, float]]:
+    """``pairs`` less those linking a still object (a marker) to a blob that is it and a moving
+    object merged into one: within reach of both, at least MERGED_AREA times the still one's
+    usual area. The mover takes the blob, and the still object rests where it stood, seen
+    again there when the two come apart. Else the nearer still object took the merged blob,
+    then the agent as it left, and the agent's tracklet ended on the marker (a watermark
+    paling a small dot that walked back over the start marker it left: mazeworld 81818
+    v00111)."""
+    reached: dict[int, list[int]] = {}
+    for _, a, b, _, _ in pairs:
+        reached.setdefault(b, []).append(a)
+    drop: set[tuple[int, int]] = set()
+    for b, near in reached.items():
+        if len(near) < 2 or not any(not _still(candidates[a]) for a in near):
+            continue
+        for a in near:
+            tr = candidates[a]
+            if _static(tr) and blobs[b].area >= MERGED_AREA * _usual_area(tr):
+                drop.add((a, b))
+    return [p for p in pairs if (p[1], p[2]) not in drop] if drop else pairs
+
+
+def _usual_area(tr: Tracklet) -> float:
+    """The median area of a tracklet's last USUAL_OF sightings."""
+    areas = sorted(b.area for b in tr.blobs[-USUAL_OF:])
+    n = len(areas)
+    return areas[n // 2] if n % 2 else 0.5 * (areas[n // 2 - 1] + areas[n // 2])
 
 
 def _within(dr: float, dc: float, reach: float) -> bool:

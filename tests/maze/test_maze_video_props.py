@@ -133,6 +133,24 @@ def test_tracker_starts_with_the_agent_seen_first_not_the_marker_uncovered_as_it
     assert np.allclose(track.pos[:, 1], [b.col for b in agent])
 
 
+def test_tracker_keeps_the_agent_that_walks_back_over_the_start_marker_as_one_blob_with_it() -> None:
+    # a small dot leaves the start marker, walks down and back up over it, and leaves
+    # sideways. Paled (a watermark passing over it), it merged with the marker into one blob
+    # of both areas while still a little apart: the marker's tracklet, nearer, took the
+    # blob, then the dot as the two came apart, and the track went on with the marker
+    # (mazeworld 81818 v00111 under a watermark: "never reaches the goal")
+    marker = Blob(1.52, 11.54, 0.048)
+    down = [1.52 + 0.24 * t for t in range(1, 20)]
+    frames = [[marker] for _ in range(5)]
+    frames += [[marker, Blob(r, 11.54, 0.045)] for r in down + down[::-1][1:-3]]  # last one at 2.48
+    frames += [[Blob(1.86, 11.54, 0.081)], [Blob(1.76, 11.54, 0.081)]]           # the two as one
+    frames += [[marker, Blob(1.86, 11.54, 0.035)], [Blob(1.59, 11.54, 0.054)], [Blob(1.52, 11.46, 0.072)]]
+    left = [11.15 - 0.24 * t for t in range(15)]
+    frames += [[marker, Blob(1.52, c, 0.041)] for c in left]
+    track = build_track(frames, start=(1.5, 11.5), max_gap=12)
+    assert np.allclose(track.pos[-15:, 1], left)
+
+
 def test_tracker_stays_with_the_object_on_the_start_when_another_still_one_appears_with_it() -> None:
     # two still objects first seen together: the one on the start is followed (a look-alike a
     # cell away never moves, so it is no agent that left a copy of itself)
