@@ -263,13 +263,17 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                               # marker followed, the dot "never reached the goal"
     (81818, 155, "vmeval", "trail", "shake"),  # a slow dot's pale trail, 2.5x it by the last learning frame,
                                                # passed the floor learned from its mean: the trail tracked
+    (81818, 111, "vmeval", "detour", "watermark"),  # a paled dot back over the start marker, one blob with it:
+                                                    # the marker's tracklet took the dot, the track the marker
+    (81818, 30, "vmeval", "wander", "watermark"),  # a watermark's shadow joined the maze to the black bars:
+                                                   # the maze read in the paper's box, "changed"
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
-    # aspect, scaled up between black bars, shaken, boiling); nothing in the maze changes, so
-    # the labels stand
+    # aspect, scaled up between black bars, shaken, boiling, watermarked); nothing in the maze
+    # changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
