@@ -33,7 +33,13 @@ the video's own frame rate):
   a ring logo in white at 45-70 % opacity, with a soft dark drop shadow on half of the videos
   (what makes it show on white paper), 3-7 % of the frame high; on half of the videos it stays
   in a corner, on the other half it jumps to a new place anywhere in the frame (over the maze
-  too) four times a video, as Sora's does. Every frame has it, the first one too.
+  too) four times a video, as Sora's does. Every frame has it, the first one too;
+* ``ghost``: every frame blended with the one before it (``--ghost-share``, 40 % of it by
+  default: the ghosting of frame blending and of a long shutter - a moving agent doubled,
+  its trailing copy paler, and fast ones a pale pair);
+* ``zoom``: the camera pushing in or pulling out over the video, about the drawing's centre,
+  to 1.15x (or as far as keeps everything drawn inside the frame) or to 0.87x, linearly from
+  the first frame - a video model's slow dolly, far beyond the generator's 1-4 % drift.
 """
 
 from __future__ import annotations
@@ -50,7 +56,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
-        "watermark")
+        "watermark", "ghost", "zoom")
+GHOST = 0.4  #: the share of the frame before in each frame (``ghost``)
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
 
@@ -105,10 +112,12 @@ class Watermark:
 
 
 def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
-            content: tuple[int, int, int, int] | None = None, mark: Watermark | None = None) -> np.ndarray:
+            content: tuple[int, int, int, int] | None = None, mark: Watermark | None = None,
+            previous: np.ndarray | None = None, ghost: float = GHOST) -> np.ndarray:
     """Frame ``index`` of a video (RGB uint8) degraded ``how`` (``content``: the box (top, left,
     bottom, right) of what is drawn on the paper, for ``pillarbox``; ``mark``: the video's
-    watermark, for ``watermark``)."""
+    watermark, for ``watermark``; ``previous``: the frame before, as drawn, and ``ghost``: its share,
+    for ``ghost``)."""
     import cv2
 
     if how == "blur":
@@ -150,7 +159,7 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
     if how == "shake":
         h, w = img.shape[:2]
         dx, dy = rng.uniform(-1.5, 1.5, 2)
-        return cv2.warpAffine(img, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), flags=cv2.INTER_LINEAR,
+        return cv2.warpAffine(img, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (w, h), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE)
     if how == "boil":
         h, w = img.shape[:2]
@@ -163,6 +172,12 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
+    if how == "zoom":
+        raise ValueError("zoom scales a whole video (its length and drawing): see degrade_video")
+    if how == "ghost":
+        if previous is None:
+            return img
+        return cv2.addWeighted(img, 1.0 - ghost, previous, ghost, 0.0)
     raise ValueError(f"unknown way {how!r}; one of {', '.join(WAYS)}")
 
 
@@ -187,18 +202,48 @@ def _content_box(frames: list[np.ndarray]) -> tuple[int, int, int, int]:
     return int(boxes[:, 0].min()), int(boxes[:, 1].min()), int(boxes[:, 2].max()), int(boxes[:, 3].max())
 
 
-def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator) -> list[np.ndarray]:
+def _zoomed(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """``zoom``: each frame scaled about the drawing's centre, from 1 at the first frame to the
+    last frame's scale (in: up to 1.15x, no further than keeps the drawing inside the frame;
+    out: 0.87x), the uncovered edges filled as they are drawn (replicated)."""
+    import cv2
+
+    if not frames:
+        return frames
+    h, w = frames[0].shape[:2]
+    t, l, b, r = _content_box(frames)
+    cy, cx = (t + b) / 2, (l + r) / 2
+    if rng.uniform() < 0.5:
+        fit = min(cy / max(1.0, cy - t), (h - cy) / max(1.0, b - cy),
+                  cx / max(1.0, cx - l), (w - cx) / max(1.0, r - cx))
+        end = float(min(1.15, max(1.0, 0.98 * fit)))
+    else:
+        end = 0.87
+    out = []
+    for i, img in enumerate(frames):
+        z = 1.0 + (end - 1.0) * i / max(1, len(frames) - 1)
+        affine = np.array([[z, 0, cx * (1 - z)], [0, z, cy * (1 - z)]], np.float32)
+        out.append(cv2.warpAffine(img, affine, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    return out
+
+
+def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
+              ghost: float = GHOST) -> list[np.ndarray]:
+    if how == "zoom":
+        return _zoomed(frames, rng)
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
-    return [degrade(f, i, how, rng, content=content, mark=mark) for i, f in enumerate(frames)]
+    return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)
+            for i, f in enumerate(frames)]
 
 
-def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 0) -> int:
+def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 0, ghost: float = GHOST) -> int:
     """Re-encode the video ``src`` to ``dst`` degraded ``how`` (grain drawn from ``seed`` and the
-    case's ``line`` in cases.jsonl, as the corpus copy has it); returns the frame count."""
+    case's ``line`` in cases.jsonl, as the corpus copy has it; ``ghost``: the share of the frame
+    before, for ``ghost``); returns the frame count."""
     from benchmarks.mazeworld.encode import redraw_mp4
 
-    return redraw_mp4(src, dst, partial(_degraded, how=how, rng=np.random.default_rng([seed, line])),
+    return redraw_mp4(src, dst, partial(_degraded, how=how, rng=np.random.default_rng([seed, line]), ghost=ghost),
                       crf=CRF.get(how, 28))
 
 
@@ -208,10 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="where the degraded copy goes (replaced)")
     ap.add_argument("--how", choices=WAYS, required=True)
     ap.add_argument("--seed", type=int, default=7, help="grain (flicker)")
+    ap.add_argument("--ghost-share", type=float, default=GHOST, help="ghost: the share of the frame before")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     if not (args.corpus / "cases.jsonl").is_file():
         ap.error(f"{args.corpus} has no cases.jsonl")
+    if not 0.0 <= args.ghost_share < 1.0:
+        ap.error("--ghost-share takes a share in [0, 1)")
     if args.out.exists():
         shutil.rmtree(args.out)
     shutil.copytree(args.corpus, args.out)
@@ -220,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         case = json.loads(line)
         if case["modality"] != "video":
             continue
-        degrade_video(args.corpus / case["answer"], args.out / case["answer"], args.how, seed=args.seed, line=n)
+        degrade_video(args.corpus / case["answer"], args.out / case["answer"], args.how, seed=args.seed, line=n,
+                      ghost=args.ghost_share)
         count += 1
     print(f"{count} answer videos degraded ({args.how}) in {args.out}")
     return 0
