@@ -48,6 +48,7 @@ SPLIT_TAIL = 3        #: a mover that came apart from the followed object at mos
 MERGED_AREA = 1.5     #: a blob this many times a still object's usual area, within reach of a moving object
                       #: too, is the two as one: it continues the mover (see _merged_to_mover)
 USUAL_OF = 8          #: a still object's usual area: the median of its last this many sightings
+REVIVE_AT = 0.3       #: lattice cells: a still object seen again this near where it stood takes that blob first
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -128,6 +129,8 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         if len(pairs) > 1:
             pairs = _merged_to_mover(pairs, candidates, blobs)
             _nearest_first(pairs)
+            if resting:
+                pairs = _revived_first(pairs, n_active)
         used_a, used_b = set(), set()
         for _, a, b, _, _ in pairs:
             if a in used_a or b in used_b:
@@ -175,6 +178,17 @@ def _merged_to_mover(pairs: list[tuple[float, int, int, float, float]], candidat
             if _static(tr) and blobs[b].area >= MERGED_AREA * _usual_area(tr):
                 drop.add((a, b))
     return [p for p in pairs if (p[1], p[2]) not in drop] if drop else pairs
+
+
+def _revived_first(pairs: list[tuple[float, int, int, float, float]],
+                   n_active: int) -> list[tuple[float, int, int, float, float]]:
+    """``pairs`` (nearest first) with those of resting still objects (candidates from
+    ``n_active`` on) seen again within REVIVE_AT of where they stood put first: the marker
+    takes its own blob when the agent that was one blob with it comes apart from it, before
+    the agent's tracklet - nearer where the two were as one - takes it and leaves the marker
+    the agent (mazeworld 81818 v00111 zoomed out: the detour was lost)."""
+    first = [p for p in pairs if p[1] >= n_active and p[0] <= REVIVE_AT * REVIVE_AT]
+    return first + [p for p in pairs if not (p[1] >= n_active and p[0] <= REVIVE_AT * REVIVE_AT)] if first else pairs
 
 
 def _usual_area(tr: Tracklet) -> float:

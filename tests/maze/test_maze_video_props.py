@@ -151,6 +151,24 @@ def test_tracker_keeps_the_agent_that_walks_back_over_the_start_marker_as_one_bl
     assert np.allclose(track.pos[-15:, 1], left)
 
 
+def test_tracker_keeps_the_agent_that_comes_apart_from_the_marker_it_was_one_blob_with() -> None:
+    # the dot walks down from the start marker and back over it, one blob with it for a few
+    # frames, and leaves sideways. When the two come apart the dot's tracklet, nearer where
+    # the two were as one, took the marker's blob, and the marker's the dot: the track went
+    # from the marker straight on with the dot, its detour lost (mazeworld 81818 v00111 zoomed
+    # out: "no reflection")
+    marker = Blob(1.52, 11.54, 0.043)
+    rows = [2.0 + 0.25 * t for t in range(23)] + [7.5 - 0.25 * t for t in range(20)]  # down to 7.5, back to 2.75
+    frames = [[marker] for _ in range(5)] + [[marker, Blob(r, 11.5, 0.04)] for r in rows]
+    frames += [[Blob(1.99, 11.49, 0.072)], [Blob(1.82, 11.49, 0.074)], [Blob(1.72, 11.49, 0.072)],
+               [Blob(1.63, 11.48, 0.047)], [Blob(1.57, 11.4, 0.068)]]  # the two as one
+    left = [11.09 - 0.24 * t for t in range(15)]
+    frames += [[Blob(1.58, 11.46, 0.042), Blob(1.57, c, 0.043)] for c in left]
+    track = build_track(frames, start=(1.5, 11.5), max_gap=12)
+    assert np.allclose(track.pos[5:5 + len(rows), 0], rows)  # the detour is the dot's
+    assert np.allclose(track.pos[-15:, 1], left)
+
+
 def test_tracker_stays_with_the_object_on_the_start_when_another_still_one_appears_with_it() -> None:
     # two still objects first seen together: the one on the start is followed (a look-alike a
     # cell away never moves, so it is no agent that left a copy of itself)
