@@ -4,8 +4,10 @@ Detections (agent-coloured blobs per frame) are linked frame to frame into
 *tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame). A still
 object that flickers (a look-alike on a wall junction, seen in some frames only) keeps
 its tracklet: seen again where it stood within ``REVIVE_FRAMES`` frames, it continues
-it, so that the agent passing by is not linked onto it. The agent's track is then
-chained from tracklets that never coexist:
+it, so that the agent passing by is not linked onto it. A blob that is a still object and
+a moving one as one (the agent back over the start marker it left) continues the mover,
+and when the two come apart the still one takes the blob where it stood first. The
+agent's track is then chained from tracklets that never coexist:
 
 1. it starts with the tracklet nearest the start cell (of those beginning within
    ``max_gap`` frames of the first), or an earlier one within STATIC_SPAN as near;
