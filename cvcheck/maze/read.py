@@ -391,10 +391,10 @@ def _apart_from_bars(dark: np.ndarray, ink: np.ndarray,
     read in the paper's box (mazeworld 81818 v00030 under a watermark: wall IoU 0.75, "maze
     changed")."""
     thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((BAR_MIN, BAR_MIN), np.uint8))
-    count, labels = cv2.connectedComponents(thick, connectivity=8)
+    _, labels = cv2.connectedComponents(thick, connectivity=8)
     edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
     edge = edge[edge > 0]
-    if count <= 1 or not edge.size:
+    if not edge.size:
         return None
     bars = np.isin(labels, edge).astype(np.uint8)
     cut = dark.copy()

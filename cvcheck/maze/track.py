@@ -28,6 +28,7 @@ the wall and path analysis decides what the agent did in between.
 from __future__ import annotations
 
 import math
+import statistics
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -189,15 +190,12 @@ def _revived_first(pairs: list[tuple[float, int, int, float, float]],
     takes its own blob when the agent that was one blob with it comes apart from it, before
     the agent's tracklet - nearer where the two were as one - takes it and leaves the marker
     the agent (mazeworld 81818 v00111 zoomed out: the detour was lost)."""
-    first = [p for p in pairs if p[1] >= n_active and p[0] <= REVIVE_AT * REVIVE_AT]
-    return first + [p for p in pairs if not (p[1] >= n_active and p[0] <= REVIVE_AT * REVIVE_AT)] if first else pairs
+    return sorted(pairs, key=lambda p: not (p[1] >= n_active and p[0] <= REVIVE_AT * REVIVE_AT))  # (stable)
 
 
 def _usual_area(tr: Tracklet) -> float:
     """The median area of a tracklet's last USUAL_OF sightings."""
-    areas = sorted(b.area for b in tr.blobs[-USUAL_OF:])
-    n = len(areas)
-    return areas[n // 2] if n % 2 else 0.5 * (areas[n // 2 - 1] + areas[n // 2])
+    return statistics.median(b.area for b in tr.blobs[-USUAL_OF:])
 
 
 def _within(dr: float, dc: float, reach: float) -> bool:
