@@ -367,5 +367,6 @@ def detected_profile(look: MazeLook, agent: AgentLook) -> StyleProfile:
         # a third of the learned size, down to a third of the smallest agent learned (a 6-px dot in a
         # 300-px cell at 1080p is 0.0006 cells^2; the old floor, 0.002 lattice cells^2, hid it)
         agent_min_area=max(0.3 * 4 * MIN_AGENT, 0.3 * 4 * agent.area), agent_area=4 * agent.area,
+        agent_vividness=agent.saturation,
         goal_min_area=max(0.002, 0.3 * 4 * goal_area),
         goal_changes_on_arrival=True, agent_is_start=True)

@@ -46,6 +46,7 @@ class StyleProfile:
     min_value: int = 90                 #: V at or above this counts as coloured
     agent_min_area: float = 0.12        #: smallest agent blob, in lattice cells^2 (partial occlusion)
     agent_area: float | None = None     #: the agent's own area (lattice cells^2) when learned
+    agent_vividness: int | None = None  #: the agent's own saturation (0-255) when learned
     goal_min_area: float = 0.12         #: smallest goal blob, in lattice cells^2
     goal_changes_on_arrival: bool = False  #: the goal icon may change/vanish once the agent arrives
     agent_is_start: bool = True         #: the agent's first position is the start marker
