@@ -14,7 +14,7 @@ both styles share the lattice geometry of :class:`~cvcheck.maze.lattice.MazeSpec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -53,6 +53,13 @@ FADE_SHARE = 0.75     #: line walls drawn this share as dark as they have been a
                       #: darkness (a flickering frame); fainter, as faded out
 VIVID_SHARE = 0.7     #: the agent's saturation floor: this share of how vivid it was last seen (its
                       #: upper-quartile saturation), never above the floor learned from the first frames
+MOVER_SHARE = 0.4     #: a pale agent-hued object down to this share of the agent's learned saturation,
+MOVER_NEW = 0.25      #: ... with at least this share of the agent's area coloured anew
+MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent moving (see _movers)
+MOVER_QUIET = 1       #: pixels new to the mover floor: at it in none of this many frames before
+MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
+MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
+MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,10 @@ class FrameAnalyser:
         self._trail_read: tuple[float | None, bool] = (None, False)
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
         self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
+        vivid = style.agent_vividness
+        self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.agent_px else None
+        self._pale: np.ndarray | None = None      # agent-hued pixels at the mover floor (see _movers)
+        self._pale_at = np.zeros((0, 0), np.int32)  # ... the last frame each pixel was
         self.lowest_agent_floor = self.agent_floor
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
@@ -252,7 +263,7 @@ class FrameAnalyser:
             else:
                 self.box, self.warp = old
         agent, found = self._agent_objects(hsv, runs)
-        agents = self._continued(index, found)
+        agents = self._continued(index, found, self._movers(hsv, runs, agent, index))
         self._follow_vividness(hsv, agents)
         goals = self._goal_blobs(hsv, runs)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
@@ -432,7 +443,7 @@ class FrameAnalyser:
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False)
                 for r, c, a, o in (raw[n] for n in sorted(stale))] + fresh
 
-    def _continued(self, index: int, blobs: list[Blob]) -> list[Blob]:
+    def _continued(self, index: int, blobs: list[Blob], movers: Sequence[Blob] = ()) -> list[Blob]:
         """The agent blobs of frame ``index``: those of full size, and a faint one (down to
         FAINT x the minimum) only where it continues an object last kept in the previous
         CONTINUE_FRAMES frames that no full-size blob continues now (within the distance an
@@ -440,7 +451,11 @@ class FrameAnalyser:
         the goal marker it overlaps stays followed, while specks elsewhere, and pieces of a
         trail behind an agent still seen, stay out. A full-size blob continues one object
         only, the nearest (the start marker beside an agent that just left it continues the
-        marker, not the agent: mazeworld 60606 v00117 blurred)."""
+        marker, not the agent: mazeworld 60606 v00117 blurred). A mover (:meth:`_movers`) is
+        kept where the object it continues (the nearest) has no full-size continuation, or
+        one that stood still (within MOVER_STILL) and is nearer to it: the pale agent moving
+        away from the vivid start marker it sat on, not the piece of a trail drawn up to
+        where a vivid agent was a frame ago (mazeworld 81818 v00077)."""
         floor = self.agent_min_px / (self.k * self.k)
         kept = [b for b in blobs if not b.fresh or b.area >= floor]
         faint = [b for b in blobs if b.fresh and b.area < floor]
@@ -450,7 +465,17 @@ class FrameAnalyser:
             return float(np.hypot(b.row - p[1], b.col - p[2])) <= reach
 
         self._recent = [p for p in self._recent if index - p[0] <= CONTINUE_FRAMES]
-        continued = _continued_objects(self._recent, kept, near) if faint else set()
+        continued = _continued_objects(self._recent, kept, near) if faint or movers else {}
+        took = False
+        for m in movers:  # kept where what else continues the object it continues stood still
+            if objects := [p for p in self._recent if near(p, m)]:
+                p = min(objects, key=lambda p: (np.hypot(m.row - p[1], m.col - p[2]), -p[0]))
+                away = float(np.hypot(m.row - p[1], m.col - p[2]))
+                if p not in continued or continued[p] <= MOVER_STILL and continued[p] < away:
+                    kept.append(m)
+                    took = True
+        if took and faint:  # (a faint part of a mover kept continues nothing more)
+            continued = _continued_objects(self._recent, kept, near)
         for p in sorted(self._recent, reverse=True):  # the latest first
             if faint and p not in continued:
                 if candidates := [b for b in faint if near(p, b)]:
@@ -462,6 +487,67 @@ class FrameAnalyser:
         self._recent = [p for p in self._recent if not any(near(p, b) for b in fresh)] + \
             [(index, b.row, b.col) for b in fresh]
         return kept
+
+    def _movers(self, hsv: np.ndarray, runs: Runs, agent: np.ndarray, index: int) -> list[Blob]:
+        """Pale agent-hued objects that moved in: an agent drawn paler while it moves (frame
+        blending, a long shutter: a fast agent is a blend of where it is and where it was,
+        mazeworld 81818 ghosted) drops under the saturation floor that keeps a paler trail out.
+
+        Pixels at least MOVER_SHARE as vivid as the agent (the mover floor) are new where
+        they were under it for the last MOVER_QUIET frames (a trail about as pale as the
+        floor flickers across it). An object at the mover floor is a mover where it has at
+        least MOVER_NEW x the agent's area of new pixels; its new pixels and those at today's
+        agent floor (where the pale agent overlaps where it was, the two blends add up) make
+        the agent's size (MOVER_SIZE) and no longer shape than MOVER_ELONGATION (a piece of
+        a trail); and those at the agent floor are fewer than a whole agent's minimum (else
+        the agent is seen, and what is joined to it is its trail). The mover is where those
+        pixels are. Detected looks only (the agent's area and saturation learned); whether
+        a mover is kept is :meth:`_continued`'s call."""
+        if self.mover_floor is None or self.agent_px is None:
+            return []
+        st = self.style
+        first = self._pale is None or self._pale.shape != hsv.shape[:2]
+        if first:
+            self._pale = np.zeros(hsv.shape[:2], np.uint8)
+            runs = [(0, hsv.shape[0])]
+            self._pale_at = np.full(hsv.shape[:2], -MOVER_QUIET - 1, np.int32)
+        assert self._pale is not None
+        new: np.ndarray | None = None
+        for r0, r1 in runs:
+            now = hue_mask(hsv[r0:r1], st.agent_hue, min_saturation=self.mover_floor, min_value=st.min_value)
+            last = self._pale_at[r0:r1]
+            last[self._pale[r0:r1] > 0] = index - 1  # (pale until now where the rows were not looked at)
+            if not first:
+                came = now & (index - last > MOVER_QUIET).view(np.uint8) * np.uint8(255)
+                if cv2.countNonZero(came):
+                    if new is None:
+                        new = np.zeros(hsv.shape[:2], np.uint8)
+                    new[r0:r1] = came
+            last[now > 0] = index
+            self._pale[r0:r1] = now
+        need = MOVER_NEW * self.agent_px  # new pixels, at least
+        if new is None or cv2.countNonZero(new) < need:
+            return []
+        count, labels, _, _ = components(self._pale)
+        ys, xs = np.nonzero(new | cv2.bitwise_and(agent, self._pale))
+        owner = labels[ys, xs]
+        came_in = np.bincount(owner[new[ys, xs] > 0], minlength=count)
+        seen = np.bincount(owner[agent[ys, xs] > 0], minlength=count)
+        k, off, pad = float(self.k), self.offset, self.pad
+        out = []
+        size = came_in + seen
+        for i in np.flatnonzero((size >= MOVER_SIZE[0] * self.agent_px) & (size <= MOVER_SIZE[1] * self.agent_px)
+                                & (came_in >= need) & (seen < self.agent_min_px)):
+            if i == 0:
+                continue
+            mine = owner == i
+            my, mx = ys[mine], xs[mine]
+            if _elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
+                continue
+            overlap = float(np.count_nonzero(self.core[my, mx])) / my.size if self.core is not None else 0.0
+            out.append(Blob(row=float((my.mean() + 0.5 - pad) / k + off), col=float((mx.mean() + 0.5 - pad) / k + off),
+                            area=float(my.size) / (k * k), overlap=overlap))
+        return out
 
     def _follow_vividness(self, hsv: np.ndarray, agents: list[Blob]) -> None:
         """Set the agent's saturation floor for the next frame from how vivid it is now.
@@ -657,19 +743,28 @@ class FrameAnalyser:
 
 
 def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob],
-                       near: Callable[[tuple[int, float, float], Blob], bool]) -> set[tuple[int, float, float]]:
-    """The recent objects ``(frame, row, col)`` that ``blobs`` continue: each blob continues
-    at most one, each object is continued by at most one, nearest pairs first (among those
-    ``near``; ties: the later object)."""
+                       near: Callable[[tuple[int, float, float], Blob], bool]) -> dict[tuple[int, float, float], float]:
+    """The recent objects ``(frame, row, col)`` that ``blobs`` continue, each with how far
+    its blob is from it: each blob continues at most one, each object is continued by at
+    most one, nearest pairs first (among those ``near``; ties: the later object)."""
     pairs = sorted(((float(np.hypot(b.row - p[1], b.col - p[2])), -p[0], i, j)
                     for i, p in enumerate(recent) for j, b in enumerate(blobs) if near(p, b)))
-    used_p: set[int] = set()
+    used_p: dict[int, float] = {}
     used_b: set[int] = set()
-    for _, _, i, j in pairs:
+    for d, _, i, j in pairs:
         if i not in used_p and j not in used_b:
-            used_p.add(i)
+            used_p[i] = d
             used_b.add(j)
-    return {recent[i] for i in used_p}
+    return {recent[i]: d for i, d in used_p.items()}
+
+
+def _elongation(ys: np.ndarray, xs: np.ndarray) -> float:
+    """How many times longer than wide a set of pixels is (the ratio of the standard
+    deviations along its principal axes; 1 for a disc, a pixel's spread added to each)."""
+    dy, dx = ys - ys.mean(), xs - xs.mean()
+    syy, sxx, sxy = float((dy * dy).mean()) + 1 / 12, float((dx * dx).mean()) + 1 / 12, float((dy * dx).mean())
+    mid, half = (syy + sxx) / 2, float(np.hypot((syy - sxx) / 2, sxy))
+    return float(np.sqrt((mid + half) / (mid - half)))
 
 
 def _rect(mask: np.ndarray) -> Rect:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -401,3 +402,78 @@ def test_line_walls_read_through_a_flickering_frame_but_not_through_erasing_or_f
     assert not v[inner] and v.sum() == analyser.ref_v.sum() - 1 and np.array_equal(h, analyser.ref_h)
     v, h = drawn(canvas([36]))  # faded to 0.3
     assert not v.any() and not h.any()
+
+
+def _ghost_analyser():  # type: ignore[no-untyped-def]
+    """A 5x5 maze's analyser at 10 canvas px a lattice cell, for a learned agent of 7 x 7 px at
+    saturation 250 (floor 160; the mover floor 100)."""
+    from dataclasses import replace
+
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=150, agent_min_saturation=160,
+                    agent_area=0.49, agent_vividness=250)
+    return FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
+
+
+def _paint(objects: list[tuple[int, int, int, int, int]]) -> np.ndarray:
+    """A white 110 x 110 HSV canvas with agent-hued rectangles (top, left, height, width, saturation)."""
+    hsv = np.zeros((110, 110, 3), np.uint8)
+    hsv[..., 2] = 255
+    for y, x, h, w, sat in objects:
+        hsv[y:y + h, x:x + w] = (65, sat, 230)
+    return hsv
+
+
+def _kept(analyser, index: int, hsv: np.ndarray) -> list[Blob]:  # type: ignore[no-untyped-def]
+    """The agent blobs ``analyser`` keeps in a frame (its vivid objects, then its movers)."""
+    from cvcheck.maze.style import hue_mask
+
+    st = analyser.style
+    agent = hue_mask(hsv, st.agent_hue, min_saturation=analyser.agent_floor, min_value=st.min_value)
+    rect = cv2.boundingRect(agent)
+    found = analyser._blobs(agent, rect, analyser.agent_min_px, with_overlap=False)
+    return analyser._continued(index, found, analyser._movers(hsv, [(0, hsv.shape[0])], agent, index))
+
+
+def test_a_pale_agent_moving_off_the_vivid_start_marker_is_kept_where_it_is() -> None:
+    # frame blending (a long shutter) draws a fast agent at 60 % where it is and 40 % where it was
+    # a frame ago: under the saturation floor that keeps a paler trail out, while the start marker
+    # it left stays vivid (mazeworld 81818 ghosted at 40 %: the track stayed on the marker, the
+    # agent "never reached the goal"); its pixels new to the mover floor place it
+    analyser = _ghost_analyser()
+    marker = (30, 30, 7, 7, 250)
+    for i in range(3):  # sitting on the marker
+        assert len(_kept(analyser, i, _paint([marker]))) == 1
+    where = [30]
+    for i in range(3, 9):
+        where.append(where[-1] + 10)  # a lattice cell a frame, along the row
+        now, before = (30, where[-1], 7, 7, 150), (30, where[-2], 7, 7, 100)
+        kept = _kept(analyser, i, _paint([before, now, marker]))  # (the marker drawn over)
+        cols = sorted(b.col for b in kept)
+        assert np.allclose(cols, [3.35, (where[-1] + 3.5) / 10]), (i, cols)  # the marker and the agent
+
+
+def test_a_trail_drawn_up_to_where_a_vivid_agent_was_is_no_mover() -> None:
+    # a trail drawn a frame behind the agent (mazeworld 81818 v00077, 91919 v00194: a dot's trail
+    # about as pale as the mover floor) comes in new behind the agent every frame, and flickers
+    # across the floor where it was drawn; only the agent is kept
+    analyser = _ghost_analyser()
+    rng = np.random.default_rng(5)
+    for width in (2, 5, 7):
+        for i in range(12):
+            x = 10 + 8 * i
+            trail = [(31, 13, width, max(0, x - 8 - 13), int(rng.choice([95, 105])))] if i else []
+            kept = _kept(analyser, 100 * width + i, _paint([*trail, (30, x, 7, 7, 250)]))
+            assert np.allclose([b.col for b in kept], [(x + 3.5) / 10]), (width, i, kept)
+
+
+@pytest.mark.parametrize("h, w, longest", [(7, 7, 1.01), (1, 1, 1.0), (2, 20, 12.0), (20, 3, 8.0)])
+def test_elongation_of_a_square_a_pixel_and_bars(h: int, w: int, longest: float) -> None:
+    from cvcheck.maze.video_frames import _elongation
+
+    ys, xs = np.nonzero(np.ones((h, w), bool))
+    e = _elongation(ys, xs)
+    assert 1.0 <= e <= longest and (h == w or e >= 0.75 * max(h, w) / min(h, w))
