@@ -192,6 +192,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
                                             # position took the track; the dot "never reached the goal"
     (91919, 297, "mazeplot", "goal_moves"),  # 1-px lines beside the flag's 4-px pole taken for a stretched maze:
                                              # read 5x2 until the goal had moved, then "reached"
+    (91919, 194, "vmeval", "trail"),        # a trail as pale as the mover floor, flickering across it, taken
+                                            # for the agent moving (an early form of FrameAnalyser._movers)
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
@@ -269,12 +271,16 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                    # the maze read in the paper's box, "changed"
     (81818, 111, "vmeval", "detour", "zoom"),  # the dot back over the start marker, one blob with it: as they
                                                # came apart each tracklet took the other's blob, detour lost
+    (81818, 156, "mmgr", "valid", "ghost"),  # each frame 40 % the one before: the square, moving its size a
+                                             # frame, drawn paler than the floor; the marker it left followed
+    (81818, 104, "vmeval", "valid", "ghost"),  # ... the dot likewise, its floor learned from its peak
+    (81818, 138, "mazeplot", "backtrack", "ghost"),  # ... the star: lost, then "across a wall" where found again
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
-    # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed); nothing in
+    # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed, ghosted); nothing in
     # the maze changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
