@@ -56,7 +56,6 @@ VIVID_SHARE = 0.7     #: the agent's saturation floor: this share of how vivid i
 MOVER_SHARE = 0.4     #: a pale agent-hued object down to this share of the agent's learned saturation,
 MOVER_NEW = 0.25      #: ... with at least this share of the agent's area coloured anew
 MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent moving (see _movers)
-MOVER_QUIET = 1       #: pixels new to the mover floor: at it in none of this many frames before
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
@@ -160,7 +159,6 @@ class FrameAnalyser:
         vivid = style.agent_vividness
         self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.agent_px else None
         self._pale: np.ndarray | None = None      # agent-hued pixels at the mover floor (see _movers)
-        self._pale_at = np.zeros((0, 0), np.int32)  # ... the last frame each pixel was
         self.lowest_agent_floor = self.agent_floor
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
@@ -263,7 +261,7 @@ class FrameAnalyser:
             else:
                 self.box, self.warp = old
         agent, found = self._agent_objects(hsv, runs)
-        agents = self._continued(index, found, self._movers(hsv, runs, agent, index))
+        agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
         self._follow_vividness(hsv, agents)
         goals = self._goal_blobs(hsv, runs)
         best_goal = max(goals, key=lambda b: b.area) if goals else None
@@ -488,21 +486,22 @@ class FrameAnalyser:
             [(index, b.row, b.col) for b in fresh]
         return kept
 
-    def _movers(self, hsv: np.ndarray, runs: Runs, agent: np.ndarray, index: int) -> list[Blob]:
+    def _movers(self, hsv: np.ndarray, runs: Runs, agent: np.ndarray, *, look: bool = True) -> list[Blob]:
         """Pale agent-hued objects that moved in: an agent drawn paler while it moves (frame
         blending, a long shutter: a fast agent is a blend of where it is and where it was,
         mazeworld 81818 ghosted) drops under the saturation floor that keeps a paler trail out.
 
         Pixels at least MOVER_SHARE as vivid as the agent (the mover floor) are new where
-        they were under it for the last MOVER_QUIET frames (a trail about as pale as the
-        floor flickers across it). An object at the mover floor is a mover where it has at
+        they were under it in the last frame. An object at the mover floor is a mover where it has at
         least MOVER_NEW x the agent's area of new pixels; its new pixels and those at today's
         agent floor (where the pale agent overlaps where it was, the two blends add up) make
         the agent's size (MOVER_SIZE) and no longer shape than MOVER_ELONGATION (a piece of
         a trail); and those at the agent floor are fewer than a whole agent's minimum (else
         the agent is seen, and what is joined to it is its trail). The mover is where those
         pixels are. Detected looks only (the agent's area and saturation learned); whether
-        a mover is kept is :meth:`_continued`'s call."""
+        a mover is kept is :meth:`_continued`'s call. Without ``look`` (the agent is seen
+        moving: what is new is its own edge, ghost or trail) the floor's mask is only
+        brought up to date."""
         if self.mover_floor is None or self.agent_px is None:
             return []
         st = self.style
@@ -510,20 +509,16 @@ class FrameAnalyser:
         if first:
             self._pale = np.zeros(hsv.shape[:2], np.uint8)
             runs = [(0, hsv.shape[0])]
-            self._pale_at = np.full(hsv.shape[:2], -MOVER_QUIET - 1, np.int32)
         assert self._pale is not None
         new: np.ndarray | None = None
         for r0, r1 in runs:
             now = hue_mask(hsv[r0:r1], st.agent_hue, min_saturation=self.mover_floor, min_value=st.min_value)
-            last = self._pale_at[r0:r1]
-            last[self._pale[r0:r1] > 0] = index - 1  # (pale until now where the rows were not looked at)
-            if not first:
-                came = now & (index - last > MOVER_QUIET).view(np.uint8) * np.uint8(255)
+            if look and not first:
+                came = cv2.bitwise_and(now, cv2.bitwise_not(self._pale[r0:r1]))
                 if cv2.countNonZero(came):
                     if new is None:
                         new = np.zeros(hsv.shape[:2], np.uint8)
                     new[r0:r1] = came
-            last[now > 0] = index
             self._pale[r0:r1] = now
         need = MOVER_NEW * self.agent_px  # new pixels, at least
         if new is None or cv2.countNonZero(new) < need:
@@ -548,6 +543,17 @@ class FrameAnalyser:
             out.append(Blob(row=float((my.mean() + 0.5 - pad) / k + off), col=float((mx.mean() + 0.5 - pad) / k + off),
                             area=float(my.size) / (k * k), overlap=overlap))
         return out
+
+    def _seen_moving(self, blobs: list[Blob]) -> bool:
+        """Whether a full-size agent blob is farther than MOVER_STILL from the nearest object
+        kept lately, within the reach of one frame: the agent seen moving."""
+        floor = self.agent_min_px / (self.k * self.k)
+        for b in blobs:
+            if b.fresh and b.area >= floor and self._recent:
+                d = min(float(np.hypot(b.row - p[1], b.col - p[2])) for p in self._recent)
+                if MOVER_STILL < d <= CONTINUE_RADIUS:
+                    return True
+        return False
 
     def _follow_vividness(self, hsv: np.ndarray, agents: list[Blob]) -> None:
         """Set the agent's saturation floor for the next frame from how vivid it is now.

@@ -435,7 +435,8 @@ def _kept(analyser, index: int, hsv: np.ndarray) -> list[Blob]:  # type: ignore[
     agent = hue_mask(hsv, st.agent_hue, min_saturation=analyser.agent_floor, min_value=st.min_value)
     rect = cv2.boundingRect(agent)
     found = analyser._blobs(agent, rect, analyser.agent_min_px, with_overlap=False)
-    return analyser._continued(index, found, analyser._movers(hsv, [(0, hsv.shape[0])], agent, index))
+    movers = analyser._movers(hsv, [(0, hsv.shape[0])], agent, look=not analyser._seen_moving(found))
+    return analyser._continued(index, found, movers)
 
 
 def test_a_pale_agent_moving_off_the_vivid_start_marker_is_kept_where_it_is() -> None:
