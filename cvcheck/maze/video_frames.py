@@ -481,9 +481,11 @@ class FrameAnalyser:
                     kept.append(best)
                     faint.remove(best)
         fresh = [b for b in kept if b.fresh]
-        # each object by its last sighting
-        self._recent = [p for p in self._recent if not any(near(p, b) for b in fresh)] + \
-            [(index, b.row, b.col) for b in fresh]
+        # each object by its last sighting: a blob kept replaces the object it continues (not
+        # every one within reach: a still look-alike beside the agent's path stays an object
+        # of its own, or it continues the agent the next frame, mazeworld 73737 v00075 ghosted)
+        seen = _continued_objects(self._recent, fresh, near)
+        self._recent = [p for p in self._recent if p not in seen] + [(index, b.row, b.col) for b in fresh]
         return kept
 
     def _movers(self, hsv: np.ndarray, runs: Runs, agent: np.ndarray, *, look: bool = True) -> list[Blob]:

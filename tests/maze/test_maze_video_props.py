@@ -223,6 +223,24 @@ def test_a_faint_blob_continues_the_agent_only_where_it_was_just_seen() -> None:
     assert analyser._continued(later, [Blob(1.5, 2.0, small)]) == []                    # seen too long ago
 
 
+def test_a_still_look_alike_the_agent_passed_stays_an_object_of_its_own() -> None:
+    # a kept blob replaces the object it continues, not every object within reach: the agent
+    # passing a still look-alike a lattice cell away (not seen in that frame) took its place as
+    # well, the look-alike then "continued" the agent, and the agent, faint the next frame, was
+    # dropped (mazeworld 73737 v00075 ghosted: the track ended beside the look-alike)
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    analyser = FrameAnalyser(make_maze(8, rng=np.random.default_rng(3)), get_style("mmgr"), Config().maze, k=10)
+    full = analyser.agent_min_px / analyser.k ** 2
+    small = 0.7 * full
+    alike, agent = Blob(2.5, 12.5, full), Blob(3.0, 11.5, full)
+    assert analyser._continued(0, [alike, agent]) == [alike, agent]
+    assert analyser._continued(1, [Blob(2.7, 11.5, full)]) == [Blob(2.7, 11.5, full)]  # the look-alike unseen
+    assert analyser._continued(2, [alike, Blob(2.45, 11.5, small)]) == [alike, Blob(2.45, 11.5, small)]
+
+
 def test_a_goal_is_resized_against_its_recent_size_not_its_first_frames() -> None:
     # a small marker's measured area drifts with compression and a moving camera: a flag read at
     # 0.22 in the first frames and at 0.45 by frame 150 is the same flag (mazeworld 16761
