@@ -525,9 +525,14 @@ class FrameAnalyser:
         need = MOVER_NEW * self.agent_px  # new pixels, at least
         if new is None or cv2.countNonZero(new) < need:
             return []
-        count, labels, _, _ = components(self._pale)
-        ys, xs = np.nonzero(new | cv2.bitwise_and(agent, self._pale))
-        owner = labels[ys, xs]
+        # (labelled within the box around the floor's pixels, looked at around the new and vivid ones)
+        px, py, pw, ph = cv2.boundingRect(self._pale)
+        count, labels = cv2.connectedComponents(self._pale[py:py + ph, px:px + pw], connectivity=8)
+        both = cv2.bitwise_or(new, cv2.bitwise_and(agent, self._pale))
+        bx, by, bw, bh = cv2.boundingRect(both)
+        ys, xs = np.nonzero(both[by:by + bh, bx:bx + bw])
+        ys, xs = ys + by, xs + bx
+        owner = labels[ys - py, xs - px]
         came_in = np.bincount(owner[new[ys, xs] > 0], minlength=count)
         seen = np.bincount(owner[agent[ys, xs] > 0], minlength=count)
         k, off, pad = float(self.k), self.offset, self.pad
