@@ -494,16 +494,16 @@ class FrameAnalyser:
         mazeworld 81818 ghosted) drops under the saturation floor that keeps a paler trail out.
 
         Pixels at least MOVER_SHARE as vivid as the agent (the mover floor) are new where
-        they were under it in the last frame. An object at the mover floor is a mover where it has at
-        least MOVER_NEW x the agent's area of new pixels; its new pixels and those at today's
-        agent floor (where the pale agent overlaps where it was, the two blends add up) make
-        the agent's size (MOVER_SIZE) and no longer shape than MOVER_ELONGATION (a piece of
-        a trail); and those at the agent floor are fewer than a whole agent's minimum (else
-        the agent is seen, and what is joined to it is its trail). The mover is where those
-        pixels are. Detected looks only (the agent's area and saturation learned); whether
-        a mover is kept is :meth:`_continued`'s call. Without ``look`` (the agent is seen
-        moving: what is new is its own edge, ghost or trail) the floor's mask is only
-        brought up to date."""
+        they were under it in the last frame. An object at the mover floor is a mover where
+        it has at least MOVER_NEW x the agent's area of new pixels; where its new pixels and
+        those at today's agent floor (where the pale agent overlaps where it was, the two
+        blends add up) make the agent's size (MOVER_SIZE) and no longer a shape than
+        MOVER_ELONGATION (a piece of a trail); and where those at the agent floor are fewer
+        than a whole agent's minimum (else the agent is seen, and what is joined to it is
+        its trail). The mover is where those pixels are. Detected looks only (the agent's
+        area and saturation learned); whether a mover is kept is :meth:`_continued`'s call.
+        Without ``look`` (the agent is seen moving: what is new is its own edge, ghost or
+        trail) the floor's mask is only brought up to date."""
         if self.mover_floor is None or self.agent_px is None:
             return []
         st = self.style
@@ -540,9 +540,7 @@ class FrameAnalyser:
         size = came_in + seen
         for i in np.flatnonzero((size >= MOVER_SIZE[0] * self.agent_px) & (size <= MOVER_SIZE[1] * self.agent_px)
                                 & (came_in >= need) & (seen < self.agent_min_px)):
-            if i == 0:
-                continue
-            mine = owner == i
+            mine = owner == i  # (never 0, the background: new and vivid pixels are at the floor too)
             my, mx = ys[mine], xs[mine]
             if _elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
                 continue
