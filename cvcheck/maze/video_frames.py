@@ -167,6 +167,15 @@ class FrameAnalyser:
             self._place(look.box)
 
     # -- geometry ----------------------------------------------------------------------------
+    def _lattice(self, canvas_px: float) -> float:
+        """A canvas pixel coordinate (row or column, pixel centres at +0.5) in lattice cells."""
+        return float((canvas_px + 0.5 - self.pad) / float(self.k) + self.offset)
+
+    @property
+    def _full_size(self) -> float:
+        """The smallest full-size agent blob, lattice cells^2 (fainter ones: see _continued)."""
+        return self.agent_min_px / (self.k * self.k)
+
     def _place(self, centre: tuple[float, float, float, float]) -> None:
         """Set the crop box from the border lines' centres (lines: those; lattice: the outer
         edges of walls half a cell pitch wide)."""
@@ -411,8 +420,8 @@ class FrameAnalyser:
             hits = cv2.findNonZero(cv2.bitwise_and(mask[y0:y0 + h, x0:x0 + w], self.core[y0:y0 + h, x0:x0 + w]))
             inside = np.zeros(count, np.int64) if hits is None else \
                 np.bincount(labels[hits[:, 0, 1], hits[:, 0, 0]], minlength=count)
-        k, off, pad = float(self.k), self.offset, self.pad
-        raw = [(float((cents[i][1] + 0.5 - pad) / k + off), float((cents[i][0] + 0.5 - pad) / k + off), areas[i],
+        k = float(self.k)
+        raw = [(self._lattice(cents[i][1]), self._lattice(cents[i][0]), areas[i],
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
         stale: set[int] = set()
         whole = self.agent_px if trail else None  # the agent's own size (agents only)
@@ -428,7 +437,7 @@ class FrameAnalyser:
                         stale.add(n)
                     else:
                         cx, cy, a, o, moved = head
-                        raw[n] = ((cy + 0.5 - pad) / k + off, (cx + 0.5 - pad) / k + off, a, o)
+                        raw[n] = (self._lattice(cy), self._lattice(cx), a, o)
                         stale.add(n)
                         if moved:
                             stale.discard(n)
@@ -454,9 +463,8 @@ class FrameAnalyser:
         one that stood still (within MOVER_STILL) and is nearer to it: the pale agent moving
         away from the vivid start marker it sat on, not the piece of a trail drawn up to
         where a vivid agent was a frame ago (mazeworld 81818 v00077)."""
-        floor = self.agent_min_px / (self.k * self.k)
-        kept = [b for b in blobs if not b.fresh or b.area >= floor]
-        faint = [b for b in blobs if b.fresh and b.area < floor]
+        kept = [b for b in blobs if not b.fresh or b.area >= self._full_size]
+        faint = [b for b in blobs if b.fresh and b.area < self._full_size]
 
         def near(p: tuple[int, float, float], b: Blob) -> bool:
             reach = CONTINUE_RADIUS + CONTINUE_PER_FRAME * (index - p[0] - 1)
@@ -535,7 +543,6 @@ class FrameAnalyser:
         owner = labels[ys - py, xs - px]
         came_in = np.bincount(owner[new[ys, xs] > 0], minlength=count)
         seen = np.bincount(owner[agent[ys, xs] > 0], minlength=count)
-        k, off, pad = float(self.k), self.offset, self.pad
         out = []
         size = came_in + seen
         for i in np.flatnonzero((size >= MOVER_SIZE[0] * self.agent_px) & (size <= MOVER_SIZE[1] * self.agent_px)
@@ -545,16 +552,15 @@ class FrameAnalyser:
             if _elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
                 continue
             overlap = float(np.count_nonzero(self.core[my, mx])) / my.size if self.core is not None else 0.0
-            out.append(Blob(row=float((my.mean() + 0.5 - pad) / k + off), col=float((mx.mean() + 0.5 - pad) / k + off),
-                            area=float(my.size) / (k * k), overlap=overlap))
+            out.append(Blob(row=self._lattice(my.mean()), col=self._lattice(mx.mean()),
+                            area=float(my.size) / (self.k * self.k), overlap=overlap))
         return out
 
     def _seen_moving(self, blobs: list[Blob]) -> bool:
         """Whether a full-size agent blob is farther than MOVER_STILL from the nearest object
         kept lately, within the reach of one frame: the agent seen moving."""
-        floor = self.agent_min_px / (self.k * self.k)
         for b in blobs:
-            if b.fresh and b.area >= floor and self._recent:
+            if b.fresh and b.area >= self._full_size and self._recent:
                 d = min(float(np.hypot(b.row - p[1], b.col - p[2])) for p in self._recent)
                 if MOVER_STILL < d <= CONTINUE_RADIUS:
                     return True
