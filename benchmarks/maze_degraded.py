@@ -39,7 +39,10 @@ the video's own frame rate):
   its trailing copy paler, and fast ones a pale pair);
 * ``zoom``: the camera pushing in or pulling out over the video, about the drawing's centre,
   to 1.15x (or as far as keeps everything drawn inside the frame) or to 0.87x, linearly from
-  the first frame - a video model's slow dolly, far beyond the generator's 1-4 % drift.
+  the first frame - a video model's slow dolly, far beyond the generator's 1-4 % drift;
+* ``roll``: the camera rolling about the drawing's centre, from upright at the first frame (the
+  puzzle the model was given) to 1-3 degrees either way at the last, linearly - a video
+  model's slow camera move that turns the picture, which no axis-aligned box follows exactly.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
-        "watermark", "ghost", "zoom")
+        "watermark", "ghost", "zoom", "roll")
 GHOST = 0.4  #: the share of the frame before in each frame (``ghost``)
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
@@ -172,8 +175,8 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
-    if how == "zoom":
-        raise ValueError("zoom scales a whole video (its length and drawing): see degrade_video")
+    if how in ("zoom", "roll"):
+        raise ValueError(f"{how} moves the camera over a whole video (its length and drawing): see degrade_video")
     if how == "ghost":
         if previous is None:
             return img
@@ -206,8 +209,6 @@ def _zoomed(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     """``zoom``: each frame scaled about the drawing's centre, from 1 at the first frame to the
     last frame's scale (in: up to 1.15x, no further than keeps the drawing inside the frame;
     out: 0.87x), the uncovered edges filled as they are drawn (replicated)."""
-    import cv2
-
     if not frames:
         return frames
     h, w = frames[0].shape[:2]
@@ -219,10 +220,30 @@ def _zoomed(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
         end = float(min(1.15, max(1.0, 0.98 * fit)))
     else:
         end = 0.87
+    return _camera(frames, (cx, cy), scale=end, degrees=0.0)
+
+
+def _rolled(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """``roll``: each frame turned about the drawing's centre, from upright at the first frame to
+    1-3 degrees either way at the last."""
+    if not frames:
+        return frames
+    t, l, b, r = _content_box(frames)
+    end = float(rng.uniform(1.0, 3.0) * rng.choice([-1.0, 1.0]))
+    return _camera(frames, ((l + r) / 2, (t + b) / 2), scale=1.0, degrees=end)
+
+
+def _camera(frames: list[np.ndarray], centre: tuple[float, float], *, scale: float,
+            degrees: float) -> list[np.ndarray]:
+    """Frames scaled and turned about ``centre`` (x, y), linearly from none at the first frame
+    to ``scale`` and ``degrees`` at the last, the uncovered edges replicated."""
+    import cv2
+
+    h, w = frames[0].shape[:2]
     out = []
     for i, img in enumerate(frames):
-        z = 1.0 + (end - 1.0) * i / max(1, len(frames) - 1)
-        affine = np.array([[z, 0, cx * (1 - z)], [0, z, cy * (1 - z)]], np.float32)
+        f = i / max(1, len(frames) - 1)
+        affine = cv2.getRotationMatrix2D(centre, degrees * f, 1.0 + (scale - 1.0) * f)
         out.append(cv2.warpAffine(img, affine, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
     return out
 
@@ -231,6 +252,8 @@ def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
               ghost: float = GHOST) -> list[np.ndarray]:
     if how == "zoom":
         return _zoomed(frames, rng)
+    if how == "roll":
+        return _rolled(frames, rng)
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
     return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)
