@@ -150,13 +150,8 @@ def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray, *,
     small_ref = cv2.GaussianBlur(cv2.resize(ref_walls.astype(np.float32), half, interpolation=cv2.INTER_AREA),
                                  (0, 0), 1.0)
     small_ans = cv2.GaussianBlur(cv2.resize(dark.astype(np.float32), half, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
-    warp = np.eye(2, 3, dtype=np.float32)
-    try:
-        _, warp = cv2.findTransformECC(small_ref, small_ans, warp, cv2.MOTION_AFFINE,  # type: ignore[call-overload]
-                                       (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-4), None, 3)
-    except cv2.error:
-        return canvas, None
-    if not np.isfinite(warp).all() or np.abs(warp[:, :2] - np.eye(2)).max() > 0.15:
+    warp = ecc_affine(small_ref, small_ans)
+    if warp is None:
         return canvas, None
     warp[:, 2] *= 2.0  # translation back to full canvas pixels
     warped = cv2.warpAffine(canvas, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
@@ -164,6 +159,23 @@ def refine_alignment(canvas: np.ndarray, ref_walls: np.ndarray, *,
     if _iou(colors.dark_mask(warped), ref_walls) > before + 0.005:
         return warped, warp
     return canvas, None
+
+
+def ecc_affine(template: np.ndarray, image: np.ndarray, *, start: np.ndarray | None = None, iterations: int = 30,
+               max_change: float = 0.15) -> np.ndarray | None:
+    """The affine warp (2x3 float32) that maps ``template``'s pixels onto ``image`` (float32
+    pictures of one size: ``cv2.warpAffine(image, warp, ..., WARP_INVERSE_MAP)`` lines it up
+    with the template), by ECC from ``start`` (the identity by default); None when it does not
+    converge or turns or scales by more than ``max_change``."""
+    warp = np.eye(2, 3, dtype=np.float32) if start is None else np.array(start, np.float32)
+    try:
+        _, warp = cv2.findTransformECC(template, image, warp, cv2.MOTION_AFFINE,  # type: ignore[call-overload]
+                                       (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, iterations, 1e-4), None, 3)
+    except cv2.error:
+        return None
+    if not np.isfinite(warp).all() or np.abs(warp[:, :2] - np.eye(2)).max() > max_change:
+        return None
+    return np.asarray(warp, np.float32)
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
