@@ -14,7 +14,7 @@ both styles share the lattice geometry of :class:`~cvcheck.maze.lattice.MazeSpec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -27,7 +27,7 @@ from ..vision.geometry import Box
 from ..vision.labels import components
 from ..vision.runs import lines_set
 from ..vision.yuv import Frame, as_rgb_frame
-from .extract import refine_alignment
+from .extract import ecc_affine, refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
 from .read import MazeLook, at_junction, locate
@@ -59,6 +59,9 @@ MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent 
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
+MIN_TURN = 0.3       #: degrees: a thin-line maze turned this much is also looked for turned upright,
+TURN_STEP = 0.3      #: ... by the turn its lines suggest and by this much more and less
+ALIGN_CELL_PX = 8    #: thin lines are lined up on pictures of at most this many pixels a cell
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,10 @@ class FrameAnalyser:
         self.relocations = 0
         self._last_relocate = -RELOCATE_EVERY
         self._relocate_iou = 1.0  # the wall IoU at the last attempt
+        self._missed = 0  # attempts in a row that kept nothing
+        self._wall_cells = look.wall_thickness if look is not None else 0.0  # drawn wall width, cells
+        self._line_templates: dict[tuple[tuple[int, int], float], np.ndarray] = {}  # (lines) see _line_warp
+        self._ecc_found: np.ndarray | None = None  # ... the warp its first seed converged to
         if self.lines:
             self._init_slots()
             self.core = None
@@ -194,9 +201,144 @@ class FrameAnalyser:
         if centre is None:
             return False
         self._place(centre)
-        if not self.lines and self.box is not None:
-            _, self.warp = refine_alignment(self.canvas(frame), self.ref_px)
+        if self.box is not None:
+            canvas = self.canvas(frame)
+            self.warp = self._line_warp(canvas) if self.lines else refine_alignment(canvas, self.ref_px)[1]
         return True
+
+    def _relocate(self, frame: Frame, iou: float) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """Place the maze anew where it matches better (:meth:`_placings`, the best of them);
+        returns the wall IoU, canvas and HSV canvas there, or None where it stays put."""
+        old = (self.box, self.warp)
+        good = max(RELOCATE_BELOW, self.cfg.layout_iou_min)
+        # (the costlier ways of thin lines: on the 1st, 2nd, 4th, 8th ... attempt in a row that
+        # kept nothing - a maze redrawn for good is tried again and again)
+        thorough = (self._missed & (self._missed - 1)) == 0
+        best: tuple[float, np.ndarray, np.ndarray, tuple[Box | None, np.ndarray | None]] | None = None
+        last = None
+        for placed in self._placings(frame, old[0], thorough=thorough):
+            if placed:
+                canvas = self.canvas(frame)
+                hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
+                new_iou = self._layout(canvas, hsv, None)
+                last = (self.box, self.warp)
+                if best is None or new_iou > best[0]:
+                    best = (new_iou, canvas.copy(), hsv, last)
+                if best[0] >= good:
+                    break
+        # the maze moved, not changed: it matches well where it was found again - or, when it
+        # no longer matches well anywhere (walls redrawn), clearly better there
+        if best is None or not (best[0] > iou + 0.02 and best[0] > self.cfg.layout_iou_min
+                                or best[0] > iou + RELOCATE_GAIN):
+            self.box, self.warp = old
+            self._missed += 1
+            return None
+        self.box, self.warp = best[3]
+        if best[3] is not last:
+            self._sample(frame)  # (the sampler set up again for the place kept)
+        self.relocations += 1
+        self._relocate_iou = best[0]
+        self._missed = 0
+        return best[0], best[1], best[2]
+
+    def _placings(self, frame: Frame, box: Box | None, *, thorough: bool = True) -> Iterator[bool]:
+        """Place the maze anew in each way there is to try, saying whether it was placed: found
+        again (:meth:`locate`) and, for thin lines, also where it was, turned, tilted or
+        zoomed further from how it was lined up to line up again (a camera that rolled: the
+        border found again is then no longer where the lines were, mazeworld 81818 v00099
+        rolled), and found again in the frame turned upright by as much as that (a camera that
+        rolled and drifted: the maze partly out of where it was, 60606 v00021 rolled); the
+        thin lines' ways only when ``thorough``."""
+        warp = self.warp
+        yield self.locate(frame)
+        if self.lines and box is not None and thorough:
+            self.box, self.warp = box, None
+            self.warp = self._line_warp(self.canvas(frame), start=warp)
+            yield self.warp is not None
+            if self._ecc_found is not None and abs(turn := _turn(self._ecc_found)) >= MIN_TURN:
+                for degrees in (turn, turn - TURN_STEP, turn + TURN_STEP):  # (upright to a few tenths)
+                    yield self._locate_turned(frame, box, degrees)
+
+    def _locate_turned(self, frame: Frame, box: Box, degrees: float) -> bool:
+        """Find the maze in ``frame`` turned upright (by ``degrees`` about the centre of
+        ``box``, where it was), then place it there in the frame as it is, lined up by a warp
+        from that turn where that lines it up better; False when it is not found."""
+        rgb = as_rgb_frame(frame)
+        h, w = rgb.shape[:2]
+        cx, cy = (box[1] + box[3]) / 2, (box[0] + box[2]) / 2
+        upright = cv2.warpAffine(rgb, cv2.getRotationMatrix2D((cx, cy), -degrees, 1.0), (w, h),
+                                 flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        centre = locate(upright, self.spec.shape)
+        if centre is None:
+            return False
+        t, l, b, r = centre
+        # the found box's centre, back in the frame as it is (turned by ``degrees`` about (cx, cy))
+        back = cv2.getRotationMatrix2D((cx, cy), degrees, 1.0) @ np.array([(l + r) / 2, (t + b) / 2, 1.0])
+        dx, dy = float(back[0]) - (l + r) / 2, float(back[1]) - (t + b) / 2
+        self._place((t + dy, l + dx, b + dy, r + dx))
+        canvas = self.canvas(frame)
+        ch, cw = canvas.shape[:2]
+        start = cv2.getRotationMatrix2D((cw / 2, ch / 2), degrees, 1.0).astype(np.float32)
+        self.warp = self._line_warp(canvas, start=start)  # (None: it lines up as well unturned)
+        return True
+
+    def _line_warp(self, canvas: np.ndarray, start: np.ndarray | None = None) -> np.ndarray | None:
+        """The affine warp that lines a thin-line maze's canvas up with the reference's lines
+        (a camera that turned, tilted or zoomed since the first frame), or None where it lines
+        up no better: ECC between the canvas's neutral ink and the reference's lines drawn as
+        thick as the maze's, both blurred - coarsely first (thin lines a few pixels off have
+        no overlap to climb), then finely - from ``start`` (the identity by default). Both
+        are compared at ALIGN_CELL_PX pixels a cell at most (a large canvas costs ECC dearly)."""
+        hsv = cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV)
+        h, w = canvas.shape[:2]
+        scale = min(1.0, ALIGN_CELL_PX / (2 * self.k))
+        size = (max(8, int(round(w * scale))), max(8, int(round(h * scale))))
+        to_small = np.array([[size[0] / w, 0, 0.5 * size[0] / w - 0.5], [0, size[1] / h, 0.5 * size[1] / h - 0.5],
+                             [0, 0, 1]])  # canvas pixel centres -> the compared pictures'
+        ink = _neutral_dark(hsv, self.style)[0].astype(np.float32)
+        pictures = [(self._lines_drawn(canvas.shape[:2], size, sigma), _shrunk(ink, size, sigma))
+                    for sigma in (max(3.0, 0.5 * self.k) * scale, max(1.0, 0.15 * self.k * scale))]
+        # seeds: how it was lined up, and the shift that best lines it up as it is (a camera that
+        # drifted farther than the coarse blur reaches)
+        (dx, dy), _ = cv2.phaseCorrelate(*pictures[0])
+        seeds = [np.eye(2, 3, dtype=np.float32) if start is None else _conjugate(start, to_small),
+                 np.array([[1, 0, dx], [0, 1, dy]], np.float32)]
+        before = self._layout(canvas, hsv, None)
+        best, best_iou = None, before + 0.005
+        self._ecc_found = None
+        for seed in seeds:
+            warp: np.ndarray | None = seed
+            for template, picture in pictures:
+                warp = None if warp is None else ecc_affine(template, picture, start=warp)
+            if warp is None:
+                continue
+            warp = _conjugate(warp, np.linalg.inv(to_small))
+            if self._ecc_found is None:  # (the turn it suggests: see _placings)
+                self._ecc_found = warp
+            warped = cv2.warpAffine(canvas, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_REPLICATE)
+            after = self._layout(warped, cv2.cvtColor(warped, cv2.COLOR_RGB2HSV), None)
+            if after > best_iou:
+                best, best_iou = warp, after
+        return best
+
+    def _lines_drawn(self, shape: tuple[int, ...], size: tuple[int, int], sigma: float) -> np.ndarray:
+        """The reference's wall lines on a canvas of ``shape``, as thick as the maze draws its
+        walls, shrunk to ``size`` (width, height) and blurred by ``sigma`` (float32; what
+        the ink of a canvas in place looks like; kept)."""
+        if (template := self._line_templates.get((size, sigma))) is not None:
+            return template
+        k, pad = self.k, self.pad
+        out = np.zeros(shape[:2], np.float32)
+        width = max(1, int(round(self._wall_cells * 2 * k)))
+        for r, c in zip(*np.nonzero(self.ref_v)):
+            x = c * 2 * k + pad
+            cv2.line(out, (int(x), int(r * 2 * k + pad)), (int(x), int((r + 1) * 2 * k + pad)), 255.0, width)
+        for r, c in zip(*np.nonzero(self.ref_h)):
+            y = r * 2 * k + pad
+            cv2.line(out, (int(c * 2 * k + pad), int(y)), (int((c + 1) * 2 * k + pad), int(y)), 255.0, width)
+        template = self._line_templates[(size, sigma)] = _shrunk(out, size, sigma)
+        return template
 
     def sampling(self, shape: tuple[int, ...]) -> tuple[tuple[int, int, int, int], tuple[int, int], bool]:
         """How a frame of ``shape`` is sampled onto the canvas: the window (top, left,
@@ -253,22 +395,9 @@ class FrameAnalyser:
         due = index - self._last_relocate >= RELOCATE_EVERY or iou < self._relocate_iou - RELOCATE_DROP
         if iou < max(RELOCATE_BELOW, self.cfg.layout_iou_min) and due:
             self._last_relocate, self._relocate_iou = index, iou
-            old = (self.box, self.warp)
-            if self.locate(frame):
-                new_canvas = self.canvas(frame)
-                new_hsv = cv2.cvtColor(new_canvas, cv2.COLOR_RGB2HSV)
-                new_iou = self._layout(new_canvas, new_hsv, None)
-                # the maze moved, not changed: it matches well where it was found again - or, when
-                # it no longer matches well anywhere (walls redrawn), clearly better there
-                if new_iou > iou + 0.02 and new_iou > self.cfg.layout_iou_min or new_iou > iou + RELOCATE_GAIN:
-                    canvas, hsv, iou = new_canvas, new_hsv, new_iou
-                    self.relocations += 1
-                    self._relocate_iou = new_iou
-                    runs, self._stale = [(0, canvas.shape[0])], True  # what is kept followed the old place
-                else:
-                    self.box, self.warp = old
-            else:
-                self.box, self.warp = old
+            if (moved := self._relocate(frame, iou)) is not None:
+                iou, canvas, hsv = moved
+                runs, self._stale = [(0, canvas.shape[0])], True  # what is kept followed the old place
         agent, found = self._agent_objects(hsv, runs)
         agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
         self._follow_vividness(hsv, agents)
@@ -749,11 +878,7 @@ class FrameAnalyser:
             px = np.take(np.take(hsv, length, axis=0), across, axis=1).transpose(1, 0, 2)
         else:
             px = np.take(np.take(hsv, across, axis=0), length, axis=1)
-        sat, val = px[:, :, 1].astype(np.int32), px[:, :, 2].astype(np.int32)
-        coloured = (sat >= self.style.min_saturation) & (val >= self.style.min_value)  # (a dark pixel is ink)
-        # neutral darkness: how far below white, less the pixel's chroma (V - min(R, G, B)), so
-        # that a pale tint (a translucent trail, a glow) adds no ink however light it is
-        dark = np.where(coloured, 0, np.maximum(0, 255 - val - (sat * val) // 255))
+        dark, coloured = _neutral_dark(px, self.style)
         cells = length.size // nb
         return (dark.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32),
                 coloured.reshape(across.size, cells, nb).sum(axis=2, dtype=np.int32))
@@ -773,6 +898,37 @@ def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob]
             used_p[i] = d
             used_b.add(j)
     return {recent[i]: d for i, d in used_p.items()}
+
+
+def _neutral_dark(hsv: np.ndarray, style: StyleProfile) -> tuple[np.ndarray, np.ndarray]:
+    """Ink as the line reader reads it, per pixel of an HSV array (..., 3): the neutral
+    darkness (int32; none where coloured) and whether coloured (at the style's colour floor;
+    a dark pixel is ink). Neutral darkness is how far below white, less the pixel's chroma
+    (V - min(R, G, B)), so that a pale tint (a translucent trail, a glow) adds no ink however
+    light it is."""
+    sat, val = hsv[..., 1].astype(np.int32), hsv[..., 2].astype(np.int32)
+    coloured = (sat >= style.min_saturation) & (val >= style.min_value)
+    return np.where(coloured, 0, np.maximum(0, 255 - val - (sat * val) // 255)), coloured
+
+
+def _shrunk(picture: np.ndarray, size: tuple[int, int], sigma: float) -> np.ndarray:
+    """``picture`` (float32) at ``size`` (width, height; area means), blurred by ``sigma``."""
+    if picture.shape[1] != size[0] or picture.shape[0] != size[1]:
+        picture = cv2.resize(picture, size, interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(picture, (0, 0), sigma)
+
+
+def _conjugate(warp: np.ndarray, change: np.ndarray) -> np.ndarray:
+    """A 2x3 affine ``warp`` in the coordinates that the 3x3 ``change`` maps its own to:
+    ``change @ warp @ inverse(change)`` (float32)."""
+    full = np.vstack([warp.astype(np.float64), [0.0, 0.0, 1.0]])
+    return (change @ full @ np.linalg.inv(change))[:2].astype(np.float32)
+
+
+def _turn(warp: np.ndarray) -> float:
+    """The turn (degrees, counter-clockwise on the picture, as ``cv2.getRotationMatrix2D``'s)
+    of a 2x3 affine warp: that of its rotation part, shear and scale aside."""
+    return float(np.degrees(np.arctan2(warp[0, 1] - warp[1, 0], warp[0, 0] + warp[1, 1])))
 
 
 def _elongation(ys: np.ndarray, xs: np.ndarray) -> float:

@@ -277,12 +277,17 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 138, "mazeplot", "backtrack", "ghost"),  # ... the star: lost, then "across a wall" where found again
     (73737, 75, "vmeval", "walls_minor", "ghost"),  # the dot passing a still green look-alike took its place
                                                     # among the objects seen lately: the look-alike "continued" it
+    (81818, 99, "mazeplot", "backtrack", "roll"),  # the camera turning 3 degrees: the thin lines drifted off the
+                                                   # reference's, the border found again elsewhere: "maze changed"
+    (81818, 65, "vmeval", "valid", "roll"),  # ... a 3x3 maze's medium lines likewise, no box lined them up
+    (60606, 21, "mazeplot", "backtrack", "roll"),  # ... and drifting: the white card around the maze, turned,
+                                                   # found in its place; lined up where it was, the maze half out
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
-    # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed, ghosted); nothing in
+    # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed, ghosted, rolled); nothing in
     # the maze changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 

@@ -496,3 +496,51 @@ def test_elongation_of_a_square_a_pixel_and_bars(h: int, w: int, longest: float)
     ys, xs = np.nonzero(np.ones((h, w), bool))
     e = _elongation(ys, xs)
     assert 1.0 <= e <= longest and (h == w or e >= 0.75 * max(h, w) / min(h, w))
+
+
+def _line_canvas(analyser, spec, *, degrees: float = 0.0) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """An RGB canvas of ``spec``'s walls drawn as 2-px black lines where ``analyser`` expects
+    them, turned by ``degrees`` about its centre."""
+    k, pad = analyser.k, analyser.pad
+    size = 2 * spec.shape[0] * k + 2 * pad
+    img = np.full((size, size, 3), 255, np.uint8)
+    walls = spec.walls
+    for r, c in zip(*np.nonzero(walls[1::2, 0::2])):
+        cv2.line(img, (pad + 2 * k * c, pad + 2 * k * r), (pad + 2 * k * c, pad + 2 * k * (r + 1)), (0, 0, 0), 2)
+    for r, c in zip(*np.nonzero(walls[0::2, 1::2])):
+        cv2.line(img, (pad + 2 * k * c, pad + 2 * k * r), (pad + 2 * k * (c + 1), pad + 2 * k * r), (0, 0, 0), 2)
+    turn = cv2.getRotationMatrix2D((size / 2, size / 2), degrees, 1.0)
+    return cv2.warpAffine(img, turn, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=(255, 255, 255))
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_a_turned_line_maze_is_lined_up_again_but_another_maze_is_not(seed: int) -> None:
+    # a camera that rolled 3 degrees turns thin lines off the reference's (a MazePlot video read
+    # "maze changed" at a wall IoU of 0.52); lining the canvas up again finds the maze as drawn,
+    # an upright canvas needs nothing, and another maze is not made to match
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    spec = make_maze(10, rng=np.random.default_rng(seed))
+    analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze, k=8)
+
+    def iou(canvas: np.ndarray) -> float:
+        return analyser._layout(canvas, cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV), None)
+
+    upright = _line_canvas(analyser, spec)
+    assert iou(upright) > 0.99 and analyser._line_warp(upright) is None
+    turned = _line_canvas(analyser, spec, degrees=3.0)
+    warp = analyser._line_warp(turned)
+    assert iou(turned) < 0.9 and warp is not None
+    h, w = turned.shape[:2]
+    lined_up = cv2.warpAffine(turned, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+    assert iou(lined_up) > max(0.92, iou(turned) + 0.05)  # (the border's corners turned off the canvas)
+    other = _line_canvas(analyser, make_maze(10, rng=np.random.default_rng(seed + 100)), degrees=3.0)
+    warp = analyser._line_warp(other)
+    if warp is not None:
+        other = cv2.warpAffine(other, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    assert iou(other) < 0.8
