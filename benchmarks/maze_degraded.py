@@ -42,7 +42,10 @@ the video's own frame rate):
   the first frame - a video model's slow dolly, far beyond the generator's 1-4 % drift;
 * ``roll``: the camera rolling about the drawing's centre, from upright at the first frame (the
   puzzle the model was given) to 1-3 degrees either way at the last, linearly - a video
-  model's slow camera move that turns the picture, which no axis-aligned box follows exactly.
+  model's slow camera move that turns the picture, which no axis-aligned box follows exactly;
+* ``tilt``: the camera tilting over the video, upright at the first frame: the drawing's top
+  (or bottom, or a side) edge narrowed by 3-8 % of its width at the last frame, linearly - a
+  keystone, as a camera that dollies into a picture at an angle sees it.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
-        "watermark", "ghost", "zoom", "roll")
+        "watermark", "ghost", "zoom", "roll", "tilt")
 GHOST = 0.4  #: the share of the frame before in each frame (``ghost``)
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
@@ -175,7 +178,7 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
-    if how in ("zoom", "roll"):
+    if how in ("zoom", "roll", "tilt"):
         raise ValueError(f"{how} moves the camera over a whole video (its length and drawing): see degrade_video")
     if how == "ghost":
         if previous is None:
@@ -233,6 +236,32 @@ def _rolled(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     return _camera(frames, ((l + r) / 2, (t + b) / 2), scale=1.0, degrees=end)
 
 
+def _tilted(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """``tilt``: each frame seen at a growing angle, from upright at the first frame to one edge
+    of the drawing (top, bottom, left or right) 3-8 % of its width narrower at the last, about
+    the drawing's box, the uncovered edges replicated."""
+    import cv2
+
+    if not frames:
+        return frames
+    h, w = frames[0].shape[:2]
+    t, l, b, r = _content_box(frames)
+    box = np.array([[l, t], [r, t], [r, b], [l, b]], np.float32)  # top-left, top-right, bottom-right, bottom-left
+    edge = int(rng.integers(4))  # which edge narrows: top, right, bottom, left
+    share = float(rng.uniform(0.03, 0.08))
+    ends = [(0, 1), (1, 2), (2, 3), (3, 0)][edge]
+    out = []
+    for i, img in enumerate(frames):
+        f = i / max(1, len(frames) - 1)
+        moved = box.copy()
+        a, c = moved[ends[0]].copy(), moved[ends[1]].copy()
+        inset = (c - a) * (share * f / 2)
+        moved[ends[0]], moved[ends[1]] = a + inset, c - inset
+        persp = cv2.getPerspectiveTransform(box, moved)
+        out.append(cv2.warpPerspective(img, persp, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    return out
+
+
 def _camera(frames: list[np.ndarray], centre: tuple[float, float], *, scale: float,
             degrees: float) -> list[np.ndarray]:
     """Frames scaled and turned about ``centre`` (x, y), linearly from none at the first frame
@@ -254,6 +283,8 @@ def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
         return _zoomed(frames, rng)
     if how == "roll":
         return _rolled(frames, rng)
+    if how == "tilt":
+        return _tilted(frames, rng)
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
     return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)

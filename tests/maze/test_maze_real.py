@@ -282,13 +282,14 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 65, "vmeval", "valid", "roll"),  # ... a 3x3 maze's medium lines likewise, no box lined them up
     (60606, 21, "mazeplot", "backtrack", "roll"),  # ... and drifting: the white card around the maze, turned,
                                                    # found in its place; lined up where it was, the maze half out
+    (81818, 73, "vmeval", "backtrack", "tilt"),  # a keystone growing: medium lines off the reference's
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
-    # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed, ghosted, rolled); nothing in
-    # the maze changes, so the labels stand
+    # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed, ghosted, rolled,
+    # tilted); nothing in the maze changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
