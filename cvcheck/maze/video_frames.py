@@ -246,18 +246,39 @@ class FrameAnalyser:
         again (:meth:`locate`) and, for thin lines, also where it was, turned, tilted or
         zoomed further from how it was lined up to line up again (a camera that rolled: the
         border found again is then no longer where the lines were, mazeworld 81818 v00099
-        rolled), and found again in the frame turned upright by as much as that (a camera that
-        rolled and drifted: the maze partly out of where it was, 60606 v00021 rolled); the
-        thin lines' ways only when ``thorough``."""
+        rolled), placed where that warp says its border now is (:meth:`_follow`: a camera that
+        tilted or drifted, mazeworld 81818 v00101 tilted), and found again in the frame turned
+        upright by as much as that warp turns (a camera that rolled and drifted: the maze
+        partly out of where it was, 60606 v00021 rolled); the thin lines' ways only when
+        ``thorough``."""
         warp = self.warp
         yield self.locate(frame)
         if self.lines and box is not None and thorough:
             self.box, self.warp = box, None
             self.warp = self._line_warp(self.canvas(frame), start=warp)
             yield self.warp is not None
-            if self._ecc_found is not None and abs(turn := _turn(self._ecc_found)) >= MIN_TURN:
-                for degrees in (turn, turn - TURN_STEP, turn + TURN_STEP):  # (upright to a few tenths)
-                    yield self._locate_turned(frame, box, degrees)
+            if (found := self._ecc_found) is not None:
+                yield self._follow(frame, box, found)
+                if abs(turn := _turn(found)) >= MIN_TURN:
+                    for degrees in (turn, turn - TURN_STEP, turn + TURN_STEP):  # (upright to a few tenths)
+                        yield self._locate_turned(frame, box, degrees)
+
+    def _follow(self, frame: Frame, box: Box, warp: np.ndarray) -> bool:
+        """Place the maze where ``warp`` (found on the canvas of ``box``) says its border lines
+        are now - a camera that drifted, zoomed or tilted has carried it partly out of that
+        canvas, which no warp of it brings back - and line it up there."""
+        self.box, self.warp = box, None
+        window, (cw, ch), _ = self.sampling(frame.shape)
+        k, pad = self.k, self.pad
+        hk, wk = self.grid[0] * k, self.grid[1] * k
+        corners = np.array([[pad, pad, 1.0], [pad + wk, pad, 1.0], [pad + wk, pad + hk, 1.0], [pad, pad + hk, 1.0]])
+        xs, ys = (corners @ warp.astype(np.float64).T).T  # on the canvas
+        wt, wl, wb, wr = window
+        fx = wl + (xs + 0.5) * (wr - wl) / cw - 0.5  # in the frame
+        fy = wt + (ys + 0.5) * (wb - wt) / ch - 0.5
+        self._place((float(fy[:2].mean()), float(fx[[0, 3]].mean()), float(fy[2:].mean()), float(fx[1:3].mean())))
+        self.warp = self._line_warp(self.canvas(frame))  # (None: it lines up as well as it is)
+        return True
 
     def _locate_turned(self, frame: Frame, box: Box, degrees: float) -> bool:
         """Find the maze in ``frame`` turned upright (by ``degrees`` about the centre of

@@ -283,6 +283,7 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (60606, 21, "mazeplot", "backtrack", "roll"),  # ... and drifting: the white card around the maze, turned,
                                                    # found in its place; lined up where it was, the maze half out
     (81818, 73, "vmeval", "backtrack", "tilt"),  # a keystone growing: medium lines off the reference's
+    (81818, 101, "mazeplot", "walls_minor", "tilt"),  # ... a small maze on a card carried half out of its box
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
