@@ -498,17 +498,23 @@ def test_elongation_of_a_square_a_pixel_and_bars(h: int, w: int, longest: float)
     assert 1.0 <= e <= longest and (h == w or e >= 0.75 * max(h, w) / min(h, w))
 
 
+def _draw_lines(img: np.ndarray, spec, top: int, left: int, cell: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """``img`` with ``spec``'s walls drawn on it as 2-px black lines, the border's top-left
+    corner at (``top``, ``left``), ``cell`` pixels a cell."""
+    walls = spec.walls
+    for r, c in zip(*np.nonzero(walls[1::2, 0::2])):
+        cv2.line(img, (left + cell * c, top + cell * r), (left + cell * c, top + cell * (r + 1)), (0, 0, 0), 2)
+    for r, c in zip(*np.nonzero(walls[0::2, 1::2])):
+        cv2.line(img, (left + cell * c, top + cell * r), (left + cell * (c + 1), top + cell * r), (0, 0, 0), 2)
+    return img
+
+
 def _line_canvas(analyser, spec, *, degrees: float = 0.0) -> np.ndarray:  # type: ignore[no-untyped-def]
     """An RGB canvas of ``spec``'s walls drawn as 2-px black lines where ``analyser`` expects
     them, turned by ``degrees`` about its centre."""
     k, pad = analyser.k, analyser.pad
     size = 2 * spec.shape[0] * k + 2 * pad
-    img = np.full((size, size, 3), 255, np.uint8)
-    walls = spec.walls
-    for r, c in zip(*np.nonzero(walls[1::2, 0::2])):
-        cv2.line(img, (pad + 2 * k * c, pad + 2 * k * r), (pad + 2 * k * c, pad + 2 * k * (r + 1)), (0, 0, 0), 2)
-    for r, c in zip(*np.nonzero(walls[0::2, 1::2])):
-        cv2.line(img, (pad + 2 * k * c, pad + 2 * k * r), (pad + 2 * k * (c + 1), pad + 2 * k * r), (0, 0, 0), 2)
+    img = _draw_lines(np.full((size, size, 3), 255, np.uint8), spec, pad, pad, 2 * k)
     turn = cv2.getRotationMatrix2D((size / 2, size / 2), degrees, 1.0)
     return cv2.warpAffine(img, turn, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                           borderValue=(255, 255, 255))
@@ -544,3 +550,36 @@ def test_a_turned_line_maze_is_lined_up_again_but_another_maze_is_not(seed: int)
         other = cv2.warpAffine(other, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
     assert iou(other) < 0.8
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+@pytest.mark.parametrize("shift", [(0, 13), (11, -9)])
+def test_a_line_maze_carried_partly_out_of_its_box_is_placed_where_its_warp_says(seed: int,
+                                                                                  shift: tuple[int, int]) -> None:
+    # a camera that drifted (or tilted) carries a thin-line maze a third of a cell out of the box
+    # it was found in (mazeworld 81818 v00101 tilted read "maze changed"); the warp that lines up
+    # what is left in that box says where the border went: the box is placed there. Another
+    # maze in the same place is not made to match
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    cell, top, left, n = 40, 80, 250, 8
+    spec = make_maze(n, rng=np.random.default_rng(seed))
+    other = make_maze(n, rng=np.random.default_rng(seed + 100))
+    box = (top, left, top + n * cell, left + n * cell)
+
+    def placed(drawn) -> tuple[tuple[int, int, int, int] | None, float]:  # type: ignore[no-untyped-def]
+        analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze)
+        analyser._place(box)
+        frame = _draw_lines(np.full((480, 832, 3), 255, np.uint8), drawn, top + shift[0], left + shift[1], cell)
+        analyser._line_warp(analyser.canvas(frame))
+        if analyser._ecc_found is not None:
+            analyser._follow(frame, box, analyser._ecc_found)
+        canvas = analyser.canvas(frame)
+        return analyser.box, analyser._layout(canvas, cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV), None)
+
+    got, iou = placed(spec)
+    want = (top + shift[0], left + shift[1], top + shift[0] + n * cell, left + shift[1] + n * cell)
+    assert got is not None and max(abs(a - b) for a, b in zip(got, want)) <= 3 and iou > 0.95
+    assert placed(other)[1] < 0.8
