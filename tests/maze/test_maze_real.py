@@ -294,10 +294,23 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
+@pytest.mark.parametrize("seed, index, look, behaviour, fmt", [
+    (81818, 31, "vmeval", "teleport", "webm"),     # VP9 WebM: small dots, a caption touching the border
+    (81818, 25, "mazeplot", "trail", "hevc10"),    # 10-bit HEVC (no YUV fast path): thin lines, a trophy
+    (81818, 3, "mmgr", "overshoot", "yuv444"),     # H.264 4:4:4: full-resolution chroma
+    (81818, 93, "mazeplot", "reach_leave", "gif"),  # an animated GIF: a dithered 256-colour palette a frame
+])
+def test_held_out_videos_in_other_file_formats_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
+                                                                  behaviour: str, fmt: str) -> None:
+    # the same drawing re-encoded by benchmarks/maze_formats.py into a format real outputs come in
+    _graded_as_labelled(tmp_path, seed, index, look, behaviour, file_format=fmt)
+
+
 def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str, *,
                         with_maze_file: bool = False, frame_sizes: str = "standard", tone: bool = False,
-                        degraded: str | None = None) -> None:
+                        degraded: str | None = None, file_format: str | None = None) -> None:
     from benchmarks.maze_degraded import degrade_video
+    from benchmarks.maze_formats import FORMATS, reencode
     from benchmarks.mazeworld.corpus import CaseSpec, build_video
     from benchmarks.mazeworld.tone import DEFAULT_SEED, retone_video, tone_params
 
@@ -309,6 +322,9 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     if degraded:  # degraded once more (benchmarks/maze_degraded.py, as in a corpus copy of videos only)
         answer = tmp_path / "degraded.mp4"
         degrade_video(tmp_path / "answer.mp4", answer, degraded, line=index)
+    if file_format:  # re-encoded in another file format (benchmarks/maze_formats.py)
+        answer = tmp_path / f"answer-{file_format}{FORMATS[file_format].suffix}"
+        reencode(tmp_path / "answer.mp4", answer, file_format)
     r = grade(answer, config=Config(), maze=tmp_path / "maze.json" if with_maze_file else None)
     assert r.status.value == "ok", r.details.get("reason")  # every case is drawn readable
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
