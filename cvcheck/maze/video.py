@@ -195,7 +195,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames)
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
-    cells = cell_path(track, geo, crossing)
+    settling = goal_settling(track, spec.goal, settle_frames=settle)
+    cells = cell_path(track, geo, crossing, until=settling.final_entry)
     k = analyser.k
     mask = np.zeros(spec.walls.shape, bool)
     for p in cells:
@@ -203,7 +204,6 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     path_px = upscale_cells(mask, k)
     path, _ = path_match(path_px, spec, k, cfg)
     loops = path_loops(path_px, k, min_area=cfg.loop_min_area)
-    settling = goal_settling(track, spec.goal, settle_frames=settle)
     goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg)
     tracked = track.tracked
     start_offset = None

@@ -330,11 +330,15 @@ def analyse_crossings(track: Track, geo: WallGeometry, *, contact_overlap: float
     return rep
 
 
-def cell_path(track: Track, geo: WallGeometry, report: CrossingReport) -> list[Cell]:
+def cell_path(track: Track, geo: WallGeometry, report: CrossingReport, *, until: int | None = None) -> list[Cell]:
     """The lattice cells the agent went through, in order (corridor routes fill the gaps
-    of legal moves; a traversal contributes the cells on its straight line, walls included)."""
+    of legal moves; a traversal contributes the cells on its straight line, walls included),
+    up to its sighting in frame ``until`` (None: all; an agent that stopped on the goal is
+    followed to where it entered the goal cell for good: :attr:`Settling.final_entry` - how
+    it glides or jitters inside the cell after that is no path, though it cross the lattice
+    cell of a doorway half inside the cell)."""
     crossing_steps = {(t.from_frame, t.to_frame) for t in report.traversals}
-    tracked = track.tracked
+    tracked = track.tracked if until is None else track.tracked[track.tracked <= until]
     if not len(tracked):
         return []
     seq: list[Cell] = []
@@ -379,6 +383,7 @@ class Settling:
     stopped: bool
     first_arrival: int | None
     final_occluded: bool
+    final_entry: int | None = None  #: stopped: the frame it was seen entering the goal cell for good
 
 
 def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
@@ -389,7 +394,9 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     ``settle_frames`` analysed frames since it first arrived is in the goal cell (leaving
     takes clearly crossing into another cell), and so is the last sighting. Gliding to the cell's centre is
     fine. An agent last seen entering the goal and never again is stopped (the goal marker
-    or an arrival icon drawn over it hides it).
+    or an arrival icon drawn over it hides it). *Final entry*: of an agent that stopped and
+    is seen inside last, the frame of its first sighting inside since it was last clearly out
+    (its path ends there: :func:`cell_path`).
     """
     n = len(track.pos)
     centre = np.array(goal, float) + 0.5
@@ -411,7 +418,13 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     window = tracked >= max(n - max(1, settle_frames), first if first is not None else 0)
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
     occluded = bool(inside[-1]) and int(tracked[-1]) < n - 1
+    entry = None
+    if stopped:  # the first sighting inside after the last one clearly out of the cell
+        out = np.flatnonzero(dist > LEFT_GOAL)
+        back = int(out[-1]) + 1 if out.size else 0
+        entry = int(tracked[back + int(np.argmax(inside[back:]))])
     if not inside[-1] and int(tracked[-1]) < n - 1 and dist[-1] <= NEAR_GOAL:
         occluded = stopped = True
         first = int(tracked[-1]) + 1 if first is None else first
-    return Settling(reached=first is not None, stopped=stopped, first_arrival=first, final_occluded=occluded)
+    return Settling(reached=first is not None, stopped=stopped, first_arrival=first, final_occluded=occluded,
+                    final_entry=entry)
