@@ -383,7 +383,7 @@ class Settling:
     stopped: bool
     first_arrival: int | None
     final_occluded: bool
-    final_entry: int | None = None  #: stopped: the frame it was seen entering the goal cell for good
+    final_entry: int | None = None  #: stopped: the frame it reached the goal for good (see goal_settling)
 
 
 def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
@@ -395,8 +395,9 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     takes clearly crossing into another cell), and so is the last sighting. Gliding to the cell's centre is
     fine. An agent last seen entering the goal and never again is stopped (the goal marker
     or an arrival icon drawn over it hides it). *Final entry*: of an agent that stopped and
-    is seen inside last, the frame of its first sighting inside since it was last clearly out
-    (its path ends there: :func:`cell_path`).
+    is seen inside last, the frame it was first seen on the goal's own lattice cell since it
+    was last clearly out of the goal cell (else its last sighting): its path ends there
+    (:func:`cell_path`).
     """
     n = len(track.pos)
     centre = np.array(goal, float) + 0.5
@@ -419,10 +420,11 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
     occluded = bool(inside[-1]) and int(tracked[-1]) < n - 1
     entry = None
-    if stopped:  # the first sighting inside after the last one clearly out of the cell
+    if stopped:  # its first sighting on the goal's own lattice cell since it was last clearly out
         out = np.flatnonzero(dist > LEFT_GOAL)
         back = int(out[-1]) + 1 if out.size else 0
-        entry = int(tracked[back + int(np.argmax(inside[back:]))])
+        on_goal = np.flatnonzero(dist[back:] < 0.5)
+        entry = int(tracked[back + int(on_goal[0])]) if on_goal.size else int(tracked[-1])
     if not inside[-1] and int(tracked[-1]) < n - 1 and dist[-1] <= NEAR_GOAL:
         occluded = stopped = True
         first = int(tracked[-1]) + 1 if first is None else first

@@ -284,6 +284,38 @@ def test_an_agent_arriving_in_the_last_frames_has_stopped() -> None:
     assert not goal_settling(_track(out_and_back), goal, settle_frames=8).stopped
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.integers(3, 7), jitter=st.floats(0.55, 0.95), late=st.integers(1, 6))
+def test_a_path_ends_where_the_agent_entered_the_goal_cell_for_good(seed: int, size: int, jitter: float,
+                                                                     late: int) -> None:
+    # seen once in the doorway half inside the goal cell after it arrived (a codec's fringe of
+    # an arrival icon, mazeworld 81818 v00026 as VP9): no path cell is added, the solution's
+    # length stands; an agent that leaves the goal through that doorway keeps it on its path
+    rng = np.random.default_rng(seed)
+    spec = make_maze(size, rng=rng, algorithm="wilson" if seed % 2 else "dfs", endpoints="random")
+    geo = WallGeometry(spec, erosion=0.3)
+    gr, gc = spec.goal
+    doors = [(dr, dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)) if not spec.walls[gr + dr, gc + dc]]
+    dr, dc = doors[int(rng.integers(len(doors)))]
+    centre = np.array(spec.goal, float) + 0.5
+    walk = _walk(list(spec.solution), 0.5, rng, 0.0)
+    held = np.repeat(centre[None], late, axis=0)
+    wobble = centre + jitter * np.array([dr, dc], float)  # in the doorway's lattice cell, inside the goal cell
+    pos = np.concatenate([walk, held, wobble[None], held[:1]])
+    rep = analyse_crossings(_track(pos), geo, contact_overlap=0.2)
+    s = goal_settling(_track(pos), spec.goal, settle_frames=8)
+    assert s.stopped and s.final_entry is not None
+    cells = cell_path(_track(pos), geo, rep, until=s.final_entry)
+    assert cells[-1] == spec.goal and (gr + dr, gc + dc) not in cells[cells.index(spec.goal):]
+    whole = cell_path(_track(pos), geo, rep)
+    assert (gr + dr, gc + dc) in whole[whole.index(spec.goal):]  # (what the trim takes away)
+    # leaving through the doorway for good: not stopped, the doorway stays on the path
+    away = centre + np.array([dr, dc], float) * np.linspace(0.5, 2.0, 4)[:, None]
+    gone = np.concatenate([walk, held, away])
+    s = goal_settling(_track(gone), spec.goal, settle_frames=8)
+    assert not s.stopped and s.final_entry is None
+
+
 def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bounds() -> None:
     # an agent learned vivid on the start (saturation 230, floor 160) that pales once it moves
     # (H.264 smear, a colour drift) is followed at 0.7 of how vivid it is now (mazeworld 41313
