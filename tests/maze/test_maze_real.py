@@ -296,6 +296,8 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
 
 @pytest.mark.parametrize("seed, index, look, behaviour, fmt", [
     (81818, 31, "vmeval", "teleport", "webm"),     # VP9 WebM: small dots, a caption touching the border
+    (81818, 26, "vmeval", "valid", "webm"),  # ... a fringe of the arrival sparkle seen a frame in the doorway
+                                             # half inside the goal cell: a 3-cell path "1.33x long"
     (81818, 25, "mazeplot", "trail", "hevc10"),    # 10-bit HEVC (no YUV fast path): thin lines, a trophy
     (81818, 3, "mmgr", "overshoot", "yuv444"),     # H.264 4:4:4: full-resolution chroma
     (81818, 93, "mazeplot", "reach_leave", "gif"),  # an animated GIF: a dithered 256-colour palette a frame
