@@ -36,6 +36,7 @@ SAMPLE_STEP = 0.05     #: lattice cells between samples along a segment
 IN_GOAL = 1.0          #: Chebyshev distance (lattice cells) from the goal cell's centre to its walls: inside
 LEFT_GOAL = 1.15       #: ... and beyond which the agent has clearly left it (position noise at the wall)
 NEAR_GOAL = 1.25       #: ... and within which it is entering the goal (an agent vanishing there is hidden)
+ON_GOAL = 0.5          #: ... and within which it is on the goal's own lattice cell
 LEAVE_STEP = 2.5       #: lattice cells: the longest step out of the goal in one frame that is motion (a cell is 2)
 
 
@@ -334,9 +335,9 @@ def cell_path(track: Track, geo: WallGeometry, report: CrossingReport, *, until:
     """The lattice cells the agent went through, in order (corridor routes fill the gaps
     of legal moves; a traversal contributes the cells on its straight line, walls included),
     up to its sighting in frame ``until`` (None: all; an agent that stopped on the goal is
-    followed to where it entered the goal cell for good: :attr:`Settling.final_entry` - how
-    it glides or jitters inside the cell after that is no path, though it cross the lattice
-    cell of a doorway half inside the cell)."""
+    followed to where it reached the goal for good, :attr:`Settling.final_entry`: how it
+    glides or jitters inside the goal cell after that is no path, even where it crosses into
+    the lattice cell of a doorway, half of which lies in the goal cell)."""
     crossing_steps = {(t.from_frame, t.to_frame) for t in report.traversals}
     tracked = track.tracked if until is None else track.tracked[track.tracked <= until]
     if not len(tracked):
@@ -423,7 +424,7 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     if stopped:  # its first sighting on the goal's own lattice cell since it was last clearly out
         out = np.flatnonzero(dist > LEFT_GOAL)
         back = int(out[-1]) + 1 if out.size else 0
-        on_goal = np.flatnonzero(dist[back:] < 0.5)
+        on_goal = np.flatnonzero(dist[back:] < ON_GOAL)
         entry = int(tracked[back + int(on_goal[0])]) if on_goal.size else int(tracked[-1])
     if not inside[-1] and int(tracked[-1]) < n - 1 and dist[-1] <= NEAR_GOAL:
         occluded = stopped = True
