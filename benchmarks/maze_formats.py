@@ -57,16 +57,6 @@ FORMATS = {
 }
 
 
-def read_rgb(path: Path) -> tuple[list[np.ndarray], Fraction]:
-    """A video's frames as RGB arrays, and its frame rate."""
-    import av
-
-    with av.open(str(path)) as container:
-        stream = container.streams.video[0]
-        rate = Fraction(stream.average_rate or 24).limit_denominator(1001)
-        return [f.to_ndarray(format="rgb24") for f in container.decode(stream)], rate
-
-
 def write(frames: list[np.ndarray], rate: Fraction, path: Path, fmt: Format) -> None:
     """Encode RGB ``frames`` to ``path`` in ``fmt``."""
     if fmt.suffix == ".gif":
@@ -92,8 +82,10 @@ def write(frames: list[np.ndarray], rate: Fraction, path: Path, fmt: Format) -> 
 def reencode(src: Path, dst: Path, format: str) -> None:
     """Write the video ``src`` to ``dst`` in ``format`` (a key of FORMATS; ``dst``'s suffix
     should be the format's)."""
+    from benchmarks.mazeworld.encode import read_rgb
+
     frames, rate = read_rgb(src)
-    write(frames, rate, dst, FORMATS[format])
+    write(frames, rate.limit_denominator(1001), dst, FORMATS[format])
 
 
 def _write_gif(frames: list[np.ndarray], rate: Fraction, path: Path) -> None:

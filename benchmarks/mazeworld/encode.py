@@ -65,12 +65,17 @@ def write_mp4(path: str | Path, frames: Iterable[np.ndarray], *, fps: float, crf
     return count
 
 
+def read_rgb(src: str | Path) -> tuple[list[np.ndarray], Fraction]:
+    """The video ``src``'s frames, decoded to RGB in order, and its frame rate (24 if unknown)."""
+    with av.open(str(src)) as container:
+        stream = container.streams.video[0]
+        rate = Fraction(stream.average_rate or 24)
+        return [f.to_ndarray(format="rgb24") for f in container.decode(stream)], rate
+
+
 def redraw_mp4(src: str | Path, dst: str | Path,
                draw: Callable[[list[np.ndarray]], Iterable[np.ndarray]], *, crf: int) -> int:
     """Re-draw the video ``src`` into ``dst`` at its own frame rate: ``draw`` takes its decoded
     RGB frames, in order, and gives the frames to encode; returns their count."""
-    with av.open(str(src)) as container:
-        stream = container.streams.video[0]
-        fps = float(stream.average_rate or 24)
-        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
-    return write_mp4(dst, draw(frames), fps=fps, crf=crf)
+    frames, rate = read_rgb(src)
+    return write_mp4(dst, draw(frames), fps=float(rate), crf=crf)
