@@ -45,7 +45,11 @@ the video's own frame rate):
   model's slow camera move that turns the picture, which no axis-aligned box follows exactly;
 * ``tilt``: the camera tilting over the video, upright at the first frame: the drawing's top
   (or bottom, or a side) edge narrowed by 3-8 % of its width at the last frame, linearly - a
-  keystone, as a camera that dollies into a picture at an angle sees it.
+  keystone, as a camera that dollies into a picture at an angle sees it;
+* ``drift``: the colours drifting over the video, as a video model's white balance and
+  saturation wander: neutral at the first frame, at the last a warm or cool cast (the blue
+  channel, or the red one, at 80-90 %, green at 95-97 %: white paper turns cream or ice-blue)
+  and saturation down to 60-85 % of what was drawn, linearly.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
-        "watermark", "ghost", "zoom", "roll", "tilt")
+        "watermark", "ghost", "zoom", "roll", "tilt", "drift")
 GHOST = 0.4  #: the share of the frame before in each frame (``ghost``)
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
@@ -178,8 +182,8 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
-    if how in ("zoom", "roll", "tilt"):
-        raise ValueError(f"{how} moves the camera over a whole video (its length and drawing): see degrade_video")
+    if how in ("zoom", "roll", "tilt", "drift"):
+        raise ValueError(f"{how} changes over a whole video (its length and drawing): see degrade_video")
     if how == "ghost":
         if previous is None:
             return img
@@ -262,6 +266,28 @@ def _tilted(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     return out
 
 
+def _drifted(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """``drift``: each frame's white balance and saturation moved linearly from none at the first
+    frame to the last frame's: a warm or cool cast (blue or red gain 0.80-0.90, green 0.95-0.97)
+    and saturation scaled to 0.60-0.85 about each pixel's luma."""
+    if not frames:
+        return frames
+    cast = float(rng.uniform(0.80, 0.90))
+    gains = np.array([1.0, rng.uniform(0.95, 0.97), cast]) if rng.uniform() < 0.5 else \
+        np.array([cast, rng.uniform(0.95, 0.97), 1.0])
+    saturation = float(rng.uniform(0.60, 0.85))
+    luma = np.array([0.299, 0.587, 0.114], np.float32)
+    out = []
+    for i, img in enumerate(frames):
+        f = i / max(1, len(frames) - 1)
+        rgb = img.astype(np.float32) * (1.0 + (gains - 1.0) * f).astype(np.float32)
+        grey = rgb @ luma
+        s = 1.0 + (saturation - 1.0) * f
+        rgb = grey[..., None] + (rgb - grey[..., None]) * s
+        out.append(np.clip(np.rint(rgb), 0, 255).astype(np.uint8))
+    return out
+
+
 def _camera(frames: list[np.ndarray], centre: tuple[float, float], *, scale: float,
             degrees: float) -> list[np.ndarray]:
     """Frames scaled and turned about ``centre`` (x, y), linearly from none at the first frame
@@ -285,6 +311,8 @@ def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
         return _rolled(frames, rng)
     if how == "tilt":
         return _tilted(frames, rng)
+    if how == "drift":
+        return _drifted(frames, rng)
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
     return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)
