@@ -62,6 +62,13 @@ MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object th
 MIN_TURN = 0.3       #: degrees: a thin-line maze turned this much is also looked for turned upright,
 TURN_STEP = 0.3      #: ... by the turn its lines suggest and by this much more and less
 ALIGN_CELL_PX = 8    #: thin lines are lined up on pictures of at most this many pixels a cell
+BALANCE_EVERY = 6    #: frames between readings of the paper's colour (a drifting white balance is slow;
+                     #: also read where most of the canvas changed: a strip's next picture, grain)
+BALANCE_FROM = 0.03  #: the canvas is white-balanced once a channel's gain would move this far from 1,
+BALANCE_STEP = 0.01  #: ... its gains set anew when they would move this much more,
+BALANCE_UNTIL = 0.015  #: ... and left alone again when every gain would come back this close to 1
+PAPER_MIN_VALUE = 120  #: paper samples: at least this bright (V) ...
+PAPER_MAX_CHROMA = 0.3  #: ... and at most this share of V in chroma (a cast paper, not a coloured object)
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,11 @@ class FrameAnalyser:
         # kept across frames, brought up to date in the canvas rows that changed
         self._stale = False                         # rebuild them all on the next frame
         self._hsv: np.ndarray | None = None
+        self._raw: np.ndarray | None = None         # the canvas as sampled, before the white balance
+        self._balanced: np.ndarray | None = None    # ... after it (while a balance is applied)
+        self._balance_gains: np.ndarray | None = None  # (3,) the per-channel gains applied (None: none)
+        self._balance_lut: np.ndarray | None = None    # ... as a (1, 256, 3) uint8 table
+        self._paper_cast: np.ndarray | None = None  # the paper's colour over its mean in the first frame read
         self._goal_mask: np.ndarray | None = None
         self._goals: list[Blob] | None = None
         self._agent_hue: np.ndarray | None = None   # agent-hued pixels at the lowest floor (see _agent_mask)
@@ -170,8 +182,27 @@ class FrameAnalyser:
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
+        self._paper_at = self._paper_points()
         if look is not None:
             self._place(look.box)
+
+    def _paper_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """Canvas pixels (rows, columns) where the paper shows: each maze cell's centre and
+        four points half a lattice cell from it (thin lines), or the centres of the
+        reference's open lattice cells (lattice walls)."""
+        k, pad = self.k, self.pad
+        if self.lines:
+            rows, cols = self.spec.shape
+            cy, cx = np.meshgrid((2 * np.arange(rows) + 1) * k + pad, (2 * np.arange(cols) + 1) * k + pad,
+                                 indexing="ij")
+            d = k // 2
+            offsets = [(0, 0), (-d, 0), (d, 0), (0, -d), (0, d)]
+            ys = np.concatenate([(cy + dy).ravel() for dy, _ in offsets])
+            xs = np.concatenate([(cx + dx).ravel() for _, dx in offsets])
+        else:
+            ys, xs = np.nonzero(~self.spec.walls)
+            ys, xs = ys * k + k // 2, xs * k + k // 2
+        return ys.astype(np.intp), xs.astype(np.intp)
 
     # -- geometry ----------------------------------------------------------------------------
     def _lattice(self, canvas_px: float) -> float:
@@ -386,7 +417,8 @@ class FrameAnalyser:
         return self._sample(frame)[0]
 
     def _sample(self, frame: Frame) -> tuple[np.ndarray, Runs]:
-        """The canvas and the runs of its rows that were resampled anew (all, when warped)."""
+        """The canvas (white-balanced, see :meth:`_read_paper`) and the runs of its rows that
+        were resampled anew (all, when warped)."""
         window, size, nearest = self.sampling(frame.shape)
         sampler = self._sampler
         if sampler is None or sampler.window != window or sampler.size != size or sampler.nearest != nearest:
@@ -399,7 +431,58 @@ class FrameAnalyser:
             canvas = cv2.warpAffine(canvas, self.warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                     borderMode=cv2.BORDER_REPLICATE)
             runs = [(0, h)]
-        return canvas, runs
+        self._raw = canvas
+        return self._balance(canvas, runs)
+
+    def _balance(self, canvas: np.ndarray, runs: Runs) -> tuple[np.ndarray, Runs]:
+        """``canvas`` through the white balance in force (none: as it is), brought up to date
+        in ``runs`` (a buffer kept across frames)."""
+        lut = self._balance_lut
+        if lut is None:
+            return canvas, runs
+        out = self._balanced
+        if out is None or out.shape != canvas.shape:
+            out = self._balanced = np.empty_like(canvas)
+            runs = [(0, canvas.shape[0])]
+        for r0, r1 in runs:
+            cv2.LUT(canvas[r0:r1], lut, dst=out[r0:r1])
+        return out, runs
+
+    def _read_paper(self) -> bool:
+        """Read the paper's colour on the last canvas sampled and set the white balance that
+        brings it back to the paper's colour in the first frame read (the same brightness:
+        only the ratios between channels - a video's white balance drifts, warm or cool, and
+        a faint line's ink, measured as darkness less chroma, would fade into a tinted paper);
+        True when the balance in force changed (the canvas must be balanced anew)."""
+        raw = self._raw
+        if raw is None:
+            return False
+        px = raw[self._paper_at]
+        value, low = px.max(axis=1), px.min(axis=1)
+        paper = px[(value >= PAPER_MIN_VALUE) & ((value - low) <= PAPER_MAX_CHROMA * value)]
+        if len(paper) < max(4, len(px) // 4):  # mostly covered or dark: no paper to read
+            return False
+        colour = np.sort(paper, axis=0)[len(paper) // 2].astype(np.float32)  # (each channel's median)
+        cast = colour / max(1.0, float(colour.mean()))
+        if self._paper_cast is None:
+            self._paper_cast = cast
+            return False
+        gains = self._paper_cast / cast
+        gains *= float(colour.mean()) / max(1.0, float((colour * gains).mean()))  # (the same brightness)
+        off = float(np.abs(gains - 1.0).max())
+        applied = self._balance_gains
+        if applied is None:
+            if off < BALANCE_FROM:
+                return False
+        elif off < BALANCE_UNTIL:
+            self._balance_gains = self._balance_lut = None
+            return True
+        elif float(np.abs(gains - applied).max()) < BALANCE_STEP:
+            return False
+        levels = np.arange(256, dtype=np.float32)[:, None] * gains[None, :]
+        self._balance_gains = gains
+        self._balance_lut = np.clip(np.rint(levels), 0, 255).astype(np.uint8)[None]
+        return True
 
     # -- per frame ---------------------------------------------------------------------------
     def analyse(self, frame: Frame, index: int) -> tuple[FrameObs, np.ndarray]:
@@ -408,6 +491,10 @@ class FrameAnalyser:
         Work on the canvas follows the rows the sampler resampled anew: the colours, the
         layout and the goal of the rows that did not change are kept from the last frame."""
         canvas, runs = self._sample(frame)
+        due = index % BALANCE_EVERY == 0 or 2 * sum(r1 - r0 for r0, r1 in runs) > canvas.shape[0]
+        if runs and due and self._read_paper():
+            assert self._raw is not None
+            canvas, runs = self._balance(self._raw, [(0, self._raw.shape[0])])
         if self._stale:
             runs, self._stale = [(0, canvas.shape[0])], False
         hsv = self._hsv_rows(canvas, runs)

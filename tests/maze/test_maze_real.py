@@ -284,13 +284,16 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                    # found in its place; lined up where it was, the maze half out
     (81818, 73, "vmeval", "backtrack", "tilt"),  # a keystone growing: medium lines off the reference's
     (81818, 101, "mazeplot", "walls_minor", "tilt"),  # ... a small maze on a card carried half out of its box
+    (81818, 23, "mazeplot", "walls_minor", "drift"),  # a white balance drifting warm or cool: faint blurred lines'
+                                                      # ink (darkness less chroma) sank into the tinted paper,
+                                                      # "maze changed" (wall IoU 0.125)
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
     # mazeworld videos degraded once more by benchmarks/maze_degraded.py (blurred, shrunk and
     # scaled back, flickering with grain, washed out, re-encoded at CRF 40, squeezed to another
     # aspect, scaled up between black bars, shaken, boiling, watermarked, zoomed, ghosted, rolled,
-    # tilted); nothing in the maze changes, so the labels stand
+    # tilted, colours drifting); nothing in the maze changes, so the labels stand
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
@@ -306,6 +309,46 @@ def test_held_out_videos_in_other_file_formats_graded_as_labelled(tmp_path: Path
                                                                   behaviour: str, fmt: str) -> None:
     # the same drawing re-encoded by benchmarks/maze_formats.py into a format real outputs come in
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, file_format=fmt)
+
+
+def test_a_drifting_white_balance_is_brought_back_to_the_first_frames_paper(tmp_path: Path, monkeypatch) -> None:
+    # 81818 v00130 (a blurred MazePlot maze, thin lines) with its colours drifting
+    # (benchmarks/maze_degraded.py drift): the paper tinted by the last frame, the canvas the
+    # analyser reads is balanced back to neutral paper; a brightness flicker sets no balance
+    import numpy as np
+
+    from benchmarks.maze_degraded import degrade_video
+    from benchmarks.mazeworld.corpus import CaseSpec, build_video
+    from cvcheck.maze import video_frames
+    from cvcheck.maze.video import analyse_video
+    from cvcheck.media.video import iter_frames
+
+    build_video(CaseSpec(81818, "video", 130, "mazeplot", "valid"), tmp_path)
+    balances: list[bool] = []
+    read_paper = video_frames.FrameAnalyser._read_paper
+    monkeypatch.setattr(video_frames.FrameAnalyser, "_read_paper",
+                        lambda self: balances.append(read_paper(self)) or balances[-1])
+
+    def last_canvas_and_paper(how: str) -> tuple[np.ndarray, np.ndarray]:
+        degrade_video(tmp_path / "answer.mp4", tmp_path / f"{how}.mp4", how, line=130)
+        canvases: dict[int, np.ndarray] = {}
+        frames = list(iter_frames(tmp_path / f"{how}.mp4"))
+        a = analyse_video(frames, None, config=Config().maze, on_canvas=canvases.__setitem__)
+        assert not isinstance(a, Unparseable), a.reason
+        k, rows, cols = a.k, *a.spec.shape
+        pad = k // 4  # (the line canvas's margin)
+        ys, xs = np.meshgrid((2 * np.arange(rows) + 1) * k + pad, (2 * np.arange(cols) + 1) * k + pad, indexing="ij")
+        canvas = canvases[max(canvases)]
+        return np.median(canvas[ys.ravel(), xs.ravel()], axis=0), frames[-1]
+
+    paper, last = last_canvas_and_paper("drift")
+    frame_paper = np.median(last[last.max(axis=2) > 150].reshape(-1, 3), axis=0)
+    assert frame_paper.max() - frame_paper.min() >= 15  # the video's paper is tinted by its last frame ...
+    assert paper.max() - paper.min() <= 6               # ... the canvas read is neutral again
+    assert any(balances)
+    balances.clear()
+    last_canvas_and_paper("flicker")
+    assert balances and not any(balances)
 
 
 def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str, *,
