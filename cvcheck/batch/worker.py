@@ -18,10 +18,14 @@ from ..schema import ErrorInfo, Result, Status, error_result
 
 
 def single_threaded_libraries() -> None:
-    """One thread per worker inside OpenCV: parallelism comes from the workers (no oversubscription)."""
+    """One thread per worker inside OpenCV, and videos decoded on the grading thread:
+    parallelism comes from the workers (no oversubscription)."""
     import cv2
 
+    from ..vision.threads import one_core_per_task
+
     cv2.setNumThreads(1)
+    one_core_per_task()
 
 
 def register_tasks(tasks: Mapping[str, Task] | None) -> None:

@@ -21,7 +21,7 @@ none
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from ..media.image import load_image
 from ..media.video import iter_frames, modality_of, prefetched
 from ..media.write import save_image
 from ..schema import Result, Unparseable, error_result
-from ..vision.threads import opencv_threads
+from ..vision.threads import on_one_core, opencv_threads
 from ..vision.yuv import Frame, YuvFrame
 from .image import analyse_image
 from .lattice import MazeSpec
@@ -108,11 +108,15 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
     # in YUV: converting every one to RGB cost about as much as decoding it, and the analysis
     # needs RGB only of the first frames (whole: converted on the decoding thread) and of the
     # maze's region on its canvas.
+    # A batch worker among as many as there are cores decodes on this thread instead (see
+    # cvcheck.vision.threads.one_core_per_task).
     reader = iter_frames(path, stride=config.maze.video_stride, config=config.media, threads=_decode_threads(),
                          yuv=True)
     frame_bytes = int(1.5 * reader.info.width * reader.info.height) if reader.info else PREFETCH_BYTES
-    frames = prefetched(_rgb_ahead(reader, HEAD_RGB_FRAMES),
-                        depth=max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes)))
+    frames: Generator[Frame, None, None] = _rgb_ahead(reader, HEAD_RGB_FRAMES)
+    if not on_one_core():
+        depth = max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes))
+        frames = prefetched(frames, depth=depth)
     fps = reader.info.fps / reader.stride if reader.info and reader.info.fps else None
     try:
         with opencv_threads(1):
@@ -126,9 +130,10 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
     return analysis
 
 
-def _rgb_ahead(frames: Iterable[Frame], count: int) -> Iterator[Frame]:
+def _rgb_ahead(frames: Iterable[Frame], count: int) -> Generator[Frame, None, None]:
     """The frames, the first ``count`` converted to RGB whole as they pass (on the thread
-    that iterates: the decoding one), for the maze and the agent's look read from them."""
+    that iterates: the decoding one, where there is one), for the maze and the agent's look
+    read from them."""
     for i, frame in enumerate(frames):
         if i < count and isinstance(frame, YuvFrame):
             frame.rgb()
@@ -136,7 +141,10 @@ def _rgb_ahead(frames: Iterable[Frame], count: int) -> Iterator[Frame]:
 
 
 def _decode_threads() -> int:
-    """Decoder threads beside the analysis: every core this process may use but one."""
+    """Decoder threads beside the analysis: every core this process may use but one (one on
+    a process with one core to itself)."""
+    if on_one_core():
+        return 1
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux

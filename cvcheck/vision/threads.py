@@ -1,4 +1,5 @@
-"""OpenCV's process-wide thread count, set for a block of work and restored after."""
+"""Process-wide thread policy: OpenCV's thread count for a block of work, and whether this
+process has one core to itself (a batch worker among others, one a core)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,21 @@ def opencv_threads(count: int) -> Iterator[None]:
         yield
     finally:
         cv2.setNumThreads(before)
+
+
+_one_core = False
+
+
+def one_core_per_task(enabled: bool = True) -> None:
+    """Say that this process grades on one core (a batch worker beside as many others as there
+    are cores): graders then keep every stage on the thread that grades - a video is decoded
+    there, by one decoder thread, instead of ahead on a second thread. With every core busy a
+    second thread adds no throughput, only contention for the GIL (which PyAV takes back
+    several times a frame)."""
+    global _one_core
+    _one_core = bool(enabled)
+
+
+def on_one_core() -> bool:
+    """Whether :func:`one_core_per_task` was set for this process."""
+    return _one_core

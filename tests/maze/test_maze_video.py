@@ -146,6 +146,40 @@ def test_batch_sample_and_bad_videos(videos, tmp_path: Path) -> None:
         verify_video_file(tmp_path / "missing.mp4", case.spec)
 
 
+def test_a_batch_worker_decodes_on_its_grading_thread_with_the_same_result(videos, monkeypatch) -> None:
+    # a process with one core to itself (cvcheck.batch.worker.single_threaded_libraries) decodes
+    # a video on the thread that grades it, by one decoder thread: no prefetching thread, the
+    # same result as decoding ahead
+    import threading
+
+    from cvcheck.batch.worker import single_threaded_libraries
+    from cvcheck.maze import task
+    from cvcheck.media import video
+    from cvcheck.vision import threads
+
+    case, path, _ = videos["valid"]
+    ahead = _verify(case, path).to_dict()
+    started: list[str] = []
+    decoders: list[int] = []
+    start, reader = threading.Thread.start, video.FrameReader.__init__
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self.name) or start(self))
+    monkeypatch.setattr(video.FrameReader, "__init__",
+                        lambda self, *a, **kw: decoders.append(kw["threads"]) or reader(self, *a, **kw))
+    monkeypatch.setattr(threads, "_one_core", False)  # (restored after the test)
+    opencv = cv2.getNumThreads()
+    try:
+        single_threaded_libraries()
+        assert threads.on_one_core() and task._decode_threads() == 1
+        inline = _verify(case, path).to_dict()
+    finally:
+        cv2.setNumThreads(opencv)
+    assert not started and decoders == [1]
+    for r in (ahead, inline):
+        r.pop("seconds", None)
+        r.get("details", {}).pop("timing", None)
+    assert inline == ahead
+
+
 def test_blank_video_is_unparseable(videos) -> None:
     case, _, _ = videos["valid"]
     blank = [np.full((120, 160, 3), 255, np.uint8)] * 5
