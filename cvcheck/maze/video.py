@@ -149,7 +149,8 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
     agent = learn_agent([as_rgb_frame(f) for f in head[first:]], reading.look, maze)
     chosen = style or config.video_style
     prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
-    analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape))
+    analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape),
+                             fps=fps or DEFAULT_FPS)
     # frames before the one the maze was read from are analysed too (a frame too blurred to
     # read a puzzle from still shows the maze it is compared with)
     obs: list[FrameObs] = []

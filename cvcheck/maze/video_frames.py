@@ -62,8 +62,7 @@ MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object th
 MIN_TURN = 0.3       #: degrees: a thin-line maze turned this much is also looked for turned upright,
 TURN_STEP = 0.3      #: ... by the turn its lines suggest and by this much more and less
 ALIGN_CELL_PX = 8    #: thin lines are lined up on pictures of at most this many pixels a cell
-BALANCE_EVERY = 6    #: frames between readings of the paper's colour (a drifting white balance is slow;
-                     #: also read where most of the canvas changed: a strip's next picture, grain)
+BALANCE_SECONDS = 0.5  #: video time between readings of the paper's colour (a white balance drifts slowly)
 BALANCE_FROM = 0.03  #: the canvas is white-balanced once a channel's gain would move this far from 1,
 BALANCE_STEP = 0.01  #: ... its gains set anew when they would move this much more,
 BALANCE_UNTIL = 0.015  #: ... and left alone again when every gain would come back this close to 1
@@ -114,10 +113,12 @@ class FrameAnalyser:
     style : StyleProfile
     config : MazeConfig
         ``video_canvas_cell_px`` (canvas pixels per lattice cell), ``video_wall_erosion``.
+    fps : float
+        The frames' rate (the paper's colour is read every BALANCE_SECONDS of video).
     """
 
     def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig, *,
-                 look: MazeLook | None = None, k: int | None = None) -> None:
+                 look: MazeLook | None = None, k: int | None = None, fps: float = 24.0) -> None:
         self.spec, self.style, self.cfg = spec, style, config
         self.k = k = int(k or config.video_canvas_cell_px)
         rows, cols = spec.shape
@@ -136,6 +137,8 @@ class FrameAnalyser:
         self._balance_gains: np.ndarray | None = None  # (3,) the per-channel gains applied (None: none)
         self._balance_lut: np.ndarray | None = None    # ... as a (1, 256, 3) uint8 table
         self._paper_cast: np.ndarray | None = None  # the paper's colour over its mean in the first frame read
+        self._paper_every = max(1, int(round(BALANCE_SECONDS * fps)))  # frames between readings ...
+        self._paper_due = 0                         # ... and frames until the next (a changed frame's)
         self._goal_mask: np.ndarray | None = None
         self._goals: list[Blob] | None = None
         self._agent_hue: np.ndarray | None = None   # agent-hued pixels at the lowest floor (see _agent_mask)
@@ -458,17 +461,18 @@ class FrameAnalyser:
         if raw is None:
             return False
         px = raw[self._paper_at]
-        value, low = px.max(axis=1), px.min(axis=1)
-        paper = px[(value >= PAPER_MIN_VALUE) & ((value - low) <= PAPER_MAX_CHROMA * value)]
+        hsv = cv2.cvtColor(px[:, None], cv2.COLOR_RGB2HSV)[:, 0]  # (S: chroma over V, 0-255)
+        paper = px[(hsv[:, 2] >= PAPER_MIN_VALUE) & (hsv[:, 1] <= int(PAPER_MAX_CHROMA * 255))]
         if len(paper) < max(4, len(px) // 4):  # mostly covered or dark: no paper to read
             return False
         colour = np.sort(paper, axis=0)[len(paper) // 2].astype(np.float32)  # (each channel's median)
-        cast = colour / max(1.0, float(colour.mean()))
+        mean = max(1.0, float(colour.sum()) / 3)
+        cast = colour / mean
         if self._paper_cast is None:
             self._paper_cast = cast
             return False
         gains = self._paper_cast / cast
-        gains *= float(colour.mean()) / max(1.0, float((colour * gains).mean()))  # (the same brightness)
+        gains *= mean / max(1.0, float(colour @ gains) / 3)  # (the same brightness)
         off = float(np.abs(gains - 1.0).max())
         applied = self._balance_gains
         if applied is None:
@@ -491,10 +495,12 @@ class FrameAnalyser:
         Work on the canvas follows the rows the sampler resampled anew: the colours, the
         layout and the goal of the rows that did not change are kept from the last frame."""
         canvas, runs = self._sample(frame)
-        due = index % BALANCE_EVERY == 0 or 2 * sum(r1 - r0 for r0, r1 in runs) > canvas.shape[0]
-        if runs and due and self._read_paper():
-            assert self._raw is not None
-            canvas, runs = self._balance(self._raw, [(0, self._raw.shape[0])])
+        self._paper_due -= 1
+        if runs and self._paper_due <= 0:  # (an unchanged frame shows the same paper)
+            self._paper_due = self._paper_every
+            if self._read_paper():
+                assert self._raw is not None
+                canvas, runs = self._balance(self._raw, [(0, self._raw.shape[0])])
         if self._stale:
             runs, self._stale = [(0, canvas.shape[0])], False
         hsv = self._hsv_rows(canvas, runs)
