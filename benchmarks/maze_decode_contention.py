@@ -57,10 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
 
-    from benchmarks.maze_real_speed import SIZES, make_video
+    from benchmarks.maze_real_speed import SIZES, make_video, predecoded
     from benchmarks.mazeworld.looks import LOOKS
     from cvcheck.config import Config
-    from cvcheck.maze.task import HEAD_RGB_FRAMES
     from cvcheck.maze.video import analyse_video
     from cvcheck.media.video import iter_frames
     from cvcheck.vision.threads import opencv_threads
@@ -69,13 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     frame_size, n = SIZES["480p-81f"]
     videos = [make_video(args.out, look, args.seed + i, frame_size, n)[0] for look in LOOKS for i in range(args.count)]
 
-    def predecoded(video: Path) -> list:
-        frames = list(iter_frames(video, config=config.media, yuv=True))
-        for frame in frames[:HEAD_RGB_FRAMES]:
-            frame.rgb()
-        return frames
-
-    held = [predecoded(v) for v in videos]
+    held = [predecoded(v, config) for v in videos]
 
     def analysis() -> float:
         t = time.perf_counter()

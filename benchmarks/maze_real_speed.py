@@ -42,6 +42,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,6 +78,18 @@ def make_video(folder: Path, look: str, seed: int, frame_size: tuple[int, int], 
     return video, spec
 
 
+def predecoded(video: Path, config: Any) -> list:
+    """Every frame of ``video`` decoded beforehand, in YUV, the first ones converted to RGB as the
+    verifier's reader converts them (config: a ``cvcheck.config.Config``)."""
+    from cvcheck.maze.task import HEAD_RGB_FRAMES
+    from cvcheck.media.video import iter_frames
+
+    frames = list(iter_frames(video, config=config.media, yuv=True))
+    for frame in frames[:HEAD_RGB_FRAMES]:
+        frame.rgb()
+    return frames
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=2, help="videos per look and size")
@@ -89,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks.mazeworld.looks import LOOKS
     from cvcheck.config import Config
-    from cvcheck.maze.task import HEAD_RGB_FRAMES, grade
+    from cvcheck.maze.task import grade
     from cvcheck.maze.verdict import video_result
     from cvcheck.maze.video import analyse_video
     from cvcheck.media.video import iter_frames, probe
@@ -136,12 +149,6 @@ def main(argv: list[str] | None = None) -> int:
         other.join()
         return 2 * alone / (time.perf_counter() - t)
 
-    def predecoded(video: Path) -> list:
-        frames = list(iter_frames(video, config=config.media, yuv=True))
-        for frame in frames[:HEAD_RGB_FRAMES]:
-            frame.rgb()
-        return frames
-
     def analysis_only(frames: list, fps: float) -> None:
         with opencv_threads(1):
             a = analyse_video(frames, None, config=config.maze, fps=fps)
@@ -161,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             t, c = time.perf_counter(), cpu_seconds()
             frames = decode(video)
             dw, dc = time.perf_counter() - t, cpu_seconds() - c
-            held = predecoded(video)
+            held = predecoded(video, config)
             t = time.perf_counter()
             analysis_only(held, fps[video])
             aw = time.perf_counter() - t
