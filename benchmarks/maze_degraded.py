@@ -49,7 +49,9 @@ the video's own frame rate):
 * ``drift``: the colours drifting over the video, as a video model's white balance and
   saturation wander: neutral at the first frame, at the last a warm or cool cast (the blue
   channel, or the red one, at 80-90 %, green at 95-97 %: white paper turns cream or ice-blue)
-  and saturation down to 60-85 % of what was drawn, linearly.
+  and saturation down to 60-85 % of what was drawn, linearly;
+* ``drift_gm``: the same on the other axis of white balance: a magenta cast (green at 85-90 %)
+  or a green one (red and blue at 88-92 %).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
-        "watermark", "ghost", "zoom", "roll", "tilt", "drift")
+        "watermark", "ghost", "zoom", "roll", "tilt", "drift", "drift_gm")
 GHOST = 0.4  #: the share of the frame before in each frame (``ghost``)
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
@@ -182,7 +184,7 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
-    if how in ("zoom", "roll", "tilt", "drift"):
+    if how in ("zoom", "roll", "tilt", "drift", "drift_gm"):
         raise ValueError(f"{how} changes over a whole video (its length and drawing): see degrade_video")
     if how == "ghost":
         if previous is None:
@@ -266,15 +268,23 @@ def _tilted(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarr
     return out
 
 
-def _drifted(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+def _drifted(frames: list[np.ndarray], rng: np.random.Generator, *, green_magenta: bool = False) -> list[np.ndarray]:
     """``drift``: each frame's white balance and saturation moved linearly from none at the first
-    frame to the last frame's: a warm or cool cast (blue or red gain 0.80-0.90, green 0.95-0.97)
-    and saturation scaled to 0.60-0.85 about each pixel's luma."""
+    frame to the last frame's: a warm or cool cast (blue or red gain 0.80-0.90, green 0.95-0.97;
+    ``green_magenta``: green 0.85-0.90, or red and blue 0.88-0.92) and saturation scaled to
+    0.60-0.85 about each pixel's luma."""
     if not frames:
         return frames
-    cast = float(rng.uniform(0.80, 0.90))
-    gains = np.array([1.0, rng.uniform(0.95, 0.97), cast]) if rng.uniform() < 0.5 else \
-        np.array([cast, rng.uniform(0.95, 0.97), 1.0])
+    if green_magenta:
+        if rng.uniform() < 0.5:
+            gains = np.array([1.0, rng.uniform(0.85, 0.90), 1.0])
+        else:
+            cast = float(rng.uniform(0.88, 0.92))
+            gains = np.array([cast, 1.0, cast])
+    else:
+        cast = float(rng.uniform(0.80, 0.90))
+        gains = np.array([1.0, rng.uniform(0.95, 0.97), cast]) if rng.uniform() < 0.5 else \
+            np.array([cast, rng.uniform(0.95, 0.97), 1.0])
     saturation = float(rng.uniform(0.60, 0.85))
     luma = np.array([0.299, 0.587, 0.114], np.float32)
     out = []
@@ -311,8 +321,8 @@ def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
         return _rolled(frames, rng)
     if how == "tilt":
         return _tilted(frames, rng)
-    if how == "drift":
-        return _drifted(frames, rng)
+    if how in ("drift", "drift_gm"):
+        return _drifted(frames, rng, green_magenta=how == "drift_gm")
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
     return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)
