@@ -245,13 +245,21 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
     :func:`find_box`'s border, then the extent of the enclosed paper (the corridors) when it
     differs. A lattice maze whose border merged with dark bars shows no border of its own: a
     ring of walls standing free inside it, or a wall running its full height between the
-    bars, is then taken for the border."""
-    found = find_box(dark)
-    if found is not None:
-        yield found
-    inside = _box_from_inside((dark >= INK_MIN).astype(np.uint8))
-    if inside is not None and (found is None or max(abs(a - b) for a, b in zip(inside[0], found[0])) > 2):
-        yield inside
+    bars, is then taken for the border. Last, the largest structure of faint ink, when
+    :func:`find_box` took a darker one: a caption's black text beside a maze drawn in pale
+    grey lines (mazeworld 73737 v00144 shaken, flickered and crushed: read as a 6x3 maze in
+    the word "Frame")."""
+    given: list[Box] = []
+
+    def new(box: Box) -> bool:
+        return all(max(abs(a - b) for a, b in zip(box, other)) > 2 for other in given)
+
+    for candidate in (lambda: find_box(dark), lambda: _box_from_inside((dark >= INK_MIN).astype(np.uint8)),
+                      lambda: _find_box_at(dark, FAINT_INK_MIN)):
+        found = candidate()
+        if found is not None and new(found[0]):
+            given.append(found[0])
+            yield found
 
 
 EDGE_LINE_MAX = 2  #: px: a border band this thin on the picture's edge may be a scaler's dark row (see _find_box_at)
