@@ -205,7 +205,12 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         if ref is None:
             return AgentLook(hue_class=HUE_CLASSES[3], hue=60, area=0.1, saturation=200, value=200, how="default",
                              core_area=0.1)
-        return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area, saturation=200, value=200,
+        # nothing followed from the start: the agent is taken for the start marker, as vivid as
+        # it was read - never more vivid than the default (a small dot paled by blur and a
+        # colour drift, read at saturation 87, was looked for at 140 and never found:
+        # mazeworld 60606 v00031 made small, boiled and drifted)
+        return AgentLook(hue_class=_class_of(ref.hue), hue=ref.hue, area=ref.area,
+                         saturation=int(min(200, _saturation(ref))), value=int(min(200, max(ref.rgb))),
                          how=how, core_area=ref.core_area or ref.area)
     cls, followed = pick, options[pick].followed
     # per frame, its largest sighting on the start: specks of its colour beside it (grain, an
