@@ -61,6 +61,8 @@ class AgentLook:
     value: int
     how: str                        #: moved | appeared | on_start_marker | start_marker | default
     core_area: float = 0.0          #: cells^2 at least half as vivid as its peak (its drawn size under blur)
+    #: its first sighting on the start: (learning frame, row, col in cells), None by default
+    seen_at: tuple[int, float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"hue": self.hue, "hue_window": list(self.hue_class), "area_cells": round(self.area, 4),
@@ -216,8 +218,12 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # per frame, its largest sighting on the start: specks of its colour beside it (grain, an
     # H.264 fringe: mazeworld 81818 v00096 at CRF 40) are followed with it, and a speck on a
     # wall junction beside the start is no sighting of the agent (a distractor, a fringe)
-    on_start = _largest_sightings(options[pick], lambda b: np.hypot(b.row - start[0], b.col - start[1])
-                                  <= NEAR_START and not on_post(b)) or _largest_sightings(options[pick])
+    def on_the_start(b: Marker) -> bool:
+        return bool(np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START) and not on_post(b)
+
+    on_start = _largest_sightings(options[pick], on_the_start) or _largest_sightings(options[pick])
+    seen_at = next(((f, b.row, b.col) for f, blobs in sorted(options[pick].by_frame.items())
+                    for b in sorted(blobs, key=lambda b: -b.area) if on_the_start(b)), None)
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
     # grown by a trail it starts drawing
@@ -238,7 +244,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
-                     value=int(np.median(rgb.max(axis=1))), how=how, core_area=core)
+                     value=int(np.median(rgb.max(axis=1))), how=how, core_area=core, seen_at=seen_at)
 
 
 def _paled_as_it_grew(sightings: list[Marker], early: list[Marker], area: float) -> bool:

@@ -149,8 +149,9 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
     agent = learn_agent([as_rgb_frame(f) for f in head[first:]], reading.look, maze)
     chosen = style or config.video_style
     prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
+    seen = agent.seen_at
     analyser = FrameAnalyser(maze, prof, config, look=reading.look, k=canvas_scale(agent, config, maze.shape),
-                             fps=fps or DEFAULT_FPS)
+                             fps=fps or DEFAULT_FPS, agent_seen=None if seen is None else (first + seen[0], *seen[1:]))
     # frames before the one the maze was read from are analysed too (a frame too blurred to
     # read a puzzle from still shows the maze it is compared with)
     obs: list[FrameObs] = []

@@ -115,10 +115,16 @@ class FrameAnalyser:
         ``video_canvas_cell_px`` (canvas pixels per lattice cell), ``video_wall_erosion``.
     fps : float
         The frames' rate (the paper's colour is read every BALANCE_SECONDS of video).
+    agent_seen : (frame, row, col), optional
+        Where the agent was seen when its look was learned (maze cells; see
+        :attr:`~cvcheck.maze.look.AgentLook.seen_at`): a faint blob continuing it is kept in
+        the frames around it, as one continuing an agent kept lately (a small agent paled by
+        blur and drift is at its faintest on the start, where nothing came before it).
     """
 
     def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig, *,
-                 look: MazeLook | None = None, k: int | None = None, fps: float = 24.0) -> None:
+                 look: MazeLook | None = None, k: int | None = None, fps: float = 24.0,
+                 agent_seen: tuple[int, float, float] | None = None) -> None:
         self.spec, self.style, self.cfg = spec, style, config
         self.k = k = int(k or config.video_canvas_cell_px)
         rows, cols = spec.shape
@@ -177,6 +183,8 @@ class FrameAnalyser:
         self._agent_memo: _AgentMemo | None = None
         self._trail_read: tuple[float | None, bool] = (None, False)
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
+        if agent_seen is not None:  # where the agent's look was learned: as if kept the frame before
+            self._recent.append((agent_seen[0] - 1, 2 * agent_seen[1] + 0.5, 2 * agent_seen[2] + 0.5))
         self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
         vivid = style.agent_vividness
         self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.agent_px else None
