@@ -206,7 +206,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     path_px = upscale_cells(mask, k)
     path, _ = path_match(path_px, spec, k, cfg)
     loops = path_loops(path_px, k, min_area=cfg.loop_min_area)
-    goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg)
+    faint = np.array([o.goal_faint for o in obs], bool)
+    goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg, faint=faint)
     tracked = track.tracked
     start_offset = None
     if len(tracked):
@@ -220,15 +221,19 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,
-                     spec: MazeSpec, prof: StyleProfile, settling: Settling, cfg: MazeConfig) -> list[int]:
+                     spec: MazeSpec, prof: StyleProfile, settling: Settling, cfg: MazeConfig, *,
+                     faint: np.ndarray | None = None) -> list[int]:
     """Frames where the goal is missing, displaced (> marker_tolerance cells) or resized
     (< 1/2 or > 2x its usual area) while neither the agent nor anything of its colour (a
-    trail, a left-behind marker) is on or next to it."""
+    trail, a left-behind marker) is on or next to it. ``faint``: frames where the goal was
+    found only paled in its cell (:attr:`FrameObs.goal_faint`), in place but of no size to
+    compare."""
     centre = np.array(spec.goal, float) + 0.5
     n = len(goal_pos)
     visible = goal_area > 0
+    faint = np.zeros(n, bool) if faint is None else faint
     offset = np.hypot(*(goal_pos - centre).T) / 2
-    clear = visible & (offset <= cfg.marker_tolerance) & (covered <= GOAL_COVERED)  # in place, uncovered
+    clear = visible & ~faint & (offset <= cfg.marker_tolerance) & (covered <= GOAL_COVERED)  # in place, uncovered
     # The goal's usual size: the median of its last GOAL_SIZE_FRAMES clear sightings, at first
     # those of its first frames. A redrawn goal is a step that stands out for half that many
     # frames; a small marker's measured area also drifts with compression and a moving camera,
@@ -240,9 +245,9 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
     last: tuple[float, float] | None = None
     bad = []
     # (plain floats frame by frame: this loop runs once per frame of every video)
-    for t, (row, col), area, seen, off, cover, is_clear in zip(
+    for t, (row, col), area, seen, off, cover, is_clear, pale in zip(
             range(n), track.pos.tolist(), goal_area.tolist(), visible.tolist(), offset.tolist(), covered.tolist(),
-            clear.tolist()):
+            clear.tolist(), faint.tolist()):
         usual = statistics.median(recent) if recent else 0.0
         if is_clear:
             recent.append(area)
@@ -259,7 +264,7 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
             if moved:
                 bad.append(t)
             continue
-        resized = bool(usual) and not (0.5 * usual <= area <= 2.0 * usual)
+        resized = bool(usual) and not pale and not (0.5 * usual <= area <= 2.0 * usual)
         if not seen or moved or resized:
             bad.append(t)
     return bad

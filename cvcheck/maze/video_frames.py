@@ -45,6 +45,8 @@ RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera dr
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
 RELOCATE_GAIN = 0.1    #: a maze matching below the layout threshold is re-located where it matches this much better
 FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
+GOAL_FAINT = 0.6      #: a goal found nowhere is still in place where its cell holds an object of its hue
+                      #: at this share of the colour floor (paled by compression or grain, not gone)
                       #: an object seen in the last few frames that has no full-size continuation
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
 CONTINUE_RADIUS = 3.0  #: ... at most this far away (lattice cells; as far as the tracker links objects
@@ -102,6 +104,7 @@ class FrameObs:
     goal: Blob | None               #: the largest goal-coloured object
     located: bool = True
     goal_covered: float = 0.0       #: share of the reference goal cell covered by agent-coloured pixels
+    goal_faint: bool = False        #: the goal was found only paled in its cell (its size not measured)
 
 
 class FrameAnalyser:
@@ -524,9 +527,11 @@ class FrameAnalyser:
         agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
         self._follow_vividness(hsv, agents)
         goals = self._goal_blobs(hsv, runs)
-        best_goal = max(goals, key=lambda b: b.area) if goals else None
+        best_goal = max(goals, key=lambda b: b.area) if goals else self._faint_goal(hsv)
+        faint = best_goal is not None and not goals
         covered = float(np.count_nonzero(agent[self._goal_window])) / max(1, agent[self._goal_window].size)
-        return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal, goal_covered=covered), canvas
+        return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal, goal_covered=covered,
+                        goal_faint=faint), canvas
 
     def _hsv_rows(self, canvas: np.ndarray, runs: Runs) -> np.ndarray:
         """The canvas in HSV, converted again in ``runs`` only (a buffer kept across frames)."""
@@ -612,6 +617,30 @@ class FrameAnalyser:
                                       self.goal_min_px, with_overlap=False)
         assert self._goals is not None
         return self._goals
+
+    def _faint_goal(self, hsv: np.ndarray) -> Blob | None:
+        """The goal paled in place, for a frame with no goal-coloured object: the largest object
+        of the goal's hue in its cell at GOAL_FAINT of the colour floor, at least the goal's
+        minimum area (a thin red flag resampled onto the canvas and re-encoded at a low bit rate,
+        its colour flickering around the floor: mazeworld 73737 v00031 shaken, flickered and
+        crushed read "goal missing" in 10 frames), or None."""
+        st, k = self.style, self.k
+        centre = (np.array(self.spec.goal, float) + 0.5 - self.offset) * k + self.pad  # canvas px
+        half = k if self.lines else k // 2 + 1  # (its cell: 2k wide on a lines canvas, k on a lattice one)
+        y0, x0 = (max(0, int(c) - half) for c in centre)
+        y1, x1 = (min(n, int(c) + half + 1) for c, n in zip(centre, hsv.shape[:2]))
+        if y1 <= y0 or x1 <= x0:
+            return None
+        mask = hue_mask(hsv[y0:y1, x0:x1], st.goal_hue, min_saturation=int(GOAL_FAINT * st.min_saturation),
+                        min_value=st.min_value)
+        count, _, stats, cents = components(mask)
+        if count <= 1:
+            return None
+        i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if area < self.goal_min_px:
+            return None
+        return Blob(row=self._lattice(cents[i][1] + y0), col=self._lattice(cents[i][0] + x0), area=area / (k * k))
 
     def _layout(self, canvas: np.ndarray, hsv: np.ndarray, runs: Runs | None) -> float:
         """The wall layout IoU; ``runs``: the rows changed since the last frame, whose cached

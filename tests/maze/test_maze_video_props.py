@@ -268,6 +268,23 @@ def test_a_goal_is_resized_against_its_recent_size_not_its_first_frames() -> Non
     briefly = np.full(n, 0.3)
     briefly[100:110] = 0.1
     assert bad(briefly) == list(range(100, 110))
+    # found only paled in its cell (at a lower colour floor, so of another size): in place, no
+    # size compared, and no size of it learned; frames with nothing at all stay "missing"
+    faint = np.zeros(n, bool)
+    faint[100:110] = True
+    assert _goal_bad_frames(pos, briefly, np.zeros(n), away, spec, get_style("mmgr"), settling, Config().maze,
+                            faint=faint) == []
+    gone = briefly.copy()
+    gone[105:110] = 0.0
+    faint[105:110] = False
+    assert _goal_bad_frames(pos, gone, np.zeros(n), away, spec, get_style("mmgr"), settling, Config().maze,
+                            faint=faint) == list(range(105, 110))
+    pale_start = np.full(n, 0.3)
+    pale_start[:10] = 0.9  # (read paler at 3x its size: learned as its usual size, the rest "resized")
+    faint[:] = False
+    faint[:10] = True
+    assert _goal_bad_frames(pos, pale_start, np.zeros(n), away, spec, get_style("mmgr"), settling, Config().maze,
+                            faint=faint) == []
 
 
 def test_an_agent_arriving_in_the_last_frames_has_stopped() -> None:
