@@ -297,6 +297,31 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how)
 
 
+@pytest.mark.parametrize("seed, index, look, behaviour, how, with_maze_file", [
+    # a 3-5 px dot shrunk, boiled and drifted (a copy of a copy of a copy), read on the start at
+    # saturation 87: learned from nothing (all its sightings under 90), looked for at the default's
+    # floor of 140 and never found, its teleport missed
+    (60606, 31, "vmeval", "teleport", "small+boil+drift", False),
+    # ... a trail-drawing one in a 1-fps strip, under its full size at the floor learned from its
+    # peak where nothing came before it (frames 0 and 1): first kept two cells off the start
+    (60606, 116, "vmeval", "trail", "small+boil+drift", False),
+    # pale grey lines shaken, flickered and crushed under a black "Frame 1" caption: the caption the
+    # only structure of ink, read as the 6x3 maze given (wall IoU 0.10, "agent not found") ...
+    (73737, 144, "vmeval", "stop_short", "shake:11+flicker:12+crushed", True),
+    # ... and, with no maze given, the maze read a frame later, the 1-fps dot a cell on: "agent
+    # starts 1.03 cells from the start cell"
+    (73737, 144, "vmeval", "stop_short", "shake:11+flicker:12+crushed", False),
+    # a thin red flag, paled on the canvas and flickering around the colour floor at CRF 40: no goal
+    # object in 10 frames, "goal missing" (maze changed) while it stood in its cell
+    (73737, 31, "vmeval", "teleport", "shake:11+flicker:12+crushed", False),
+])
+def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
+                                                                  behaviour: str, how: str,
+                                                                  with_maze_file: bool) -> None:
+    # real outputs show several effects at once: mazeworld videos degraded over and over
+    _graded_as_labelled(tmp_path, seed, index, look, behaviour, degraded=how, with_maze_file=with_maze_file)
+
+
 @pytest.mark.parametrize("seed, index, look, behaviour, fmt", [
     (81818, 31, "vmeval", "teleport", "webm"),     # VP9 WebM: small dots, a caption touching the border
     (81818, 26, "vmeval", "valid", "webm"),  # ... a fringe of the arrival sparkle seen a frame in the doorway
@@ -364,9 +389,12 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     if tone:  # re-drawn washed out, tinted and grainy (mazeworld.tone); the labels stand
         answer = tmp_path / "toned.mp4"
         retone_video(tmp_path / "answer.mp4", answer, tone_params(DEFAULT_SEED, "video", index), crf=params["crf"])
-    if degraded:  # degraded once more (benchmarks/maze_degraded.py, as in a corpus copy of videos only)
-        answer = tmp_path / "degraded.mp4"
-        degrade_video(tmp_path / "answer.mp4", answer, degraded, line=index)
+    # degraded once more, or several times over (benchmarks/maze_degraded.py, as in a corpus copy of
+    # videos only, or a copy of a copy): "how" or "how:seed", joined by "+"
+    for n, step in enumerate(degraded.split("+") if degraded else []):
+        how, _, grain = step.partition(":")
+        src, answer = answer, tmp_path / f"degraded{n}.mp4"
+        degrade_video(src, answer, how, seed=int(grain or 7), line=index)
     if file_format:  # re-encoded in another file format (benchmarks/maze_formats.py)
         answer = tmp_path / f"answer-{file_format}{FORMATS[file_format].suffix}"
         reencode(tmp_path / "answer.mp4", answer, file_format)
