@@ -120,9 +120,10 @@ class FrameAnalyser:
         The frames' rate (the paper's colour is read every BALANCE_SECONDS of video).
     agent_seen : (frame, row, col), optional
         Where the agent was seen when its look was learned (maze cells; see
-        :attr:`~cvcheck.maze.look.AgentLook.seen_at`): a faint blob continuing it is kept in
-        the frames around it, as one continuing an agent kept lately (a small agent paled by
-        blur and drift is at its faintest on the start, where nothing came before it).
+        :attr:`~cvcheck.maze.look.AgentLook.seen_at`): until an agent blob is first kept, a
+        faint blob continuing it is kept, as one continuing an agent kept lately (a small
+        agent paled by blur and drift is at its faintest on the start, where nothing came
+        before it).
     """
 
     def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig, *,
@@ -186,8 +187,10 @@ class FrameAnalyser:
         self._agent_memo: _AgentMemo | None = None
         self._trail_read: tuple[float | None, bool] = (None, False)
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
-        if agent_seen is not None:  # where the agent's look was learned: as if kept the frame before
-            self._recent.append((agent_seen[0] - 1, 2 * agent_seen[1] + 0.5, 2 * agent_seen[2] + 0.5))
+        # where the agent's look was learned, as if kept the frame before: continued by faint
+        # blobs only, and only until an agent blob is first kept (see _continued)
+        self._seed = None if agent_seen is None else (agent_seen[0] - 1, 2 * agent_seen[1] + 0.5,
+                                                      2 * agent_seen[2] + 0.5)
         self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
         vivid = style.agent_vividness
         self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.agent_px else None
@@ -762,7 +765,13 @@ class FrameAnalyser:
                     took = True
         if took and faint:  # (a faint part of a mover kept continues nothing more)
             continued = _continued_objects(self._recent, kept, near)
-        for p in sorted(self._recent, reverse=True):  # the latest first
+        history = self._recent
+        if self._seed is not None and not history and faint and index - self._seed[0] <= CONTINUE_FRAMES:
+            # nothing kept yet: a faint blob may continue where the agent's look was learned
+            # (not a mover: the agent sitting there would pass for an object standing still)
+            history = [self._seed]
+            continued = _continued_objects(history, kept, near)
+        for p in sorted(history, reverse=True):  # the latest first
             if faint and p not in continued:
                 if candidates := [b for b in faint if near(p, b)]:
                     best = max(candidates, key=lambda b: b.area)
@@ -774,6 +783,8 @@ class FrameAnalyser:
         # of its own, or it continues the agent the next frame, mazeworld 73737 v00075 ghosted)
         seen = _continued_objects(self._recent, fresh, near)
         self._recent = [p for p in self._recent if p not in seen] + [(index, b.row, b.col) for b in fresh]
+        if fresh:
+            self._seed = None
         return kept
 
     def _movers(self, hsv: np.ndarray, runs: Runs, agent: np.ndarray, *, look: bool = True) -> list[Blob]:
