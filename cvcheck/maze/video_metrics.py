@@ -38,6 +38,7 @@ LEFT_GOAL = 1.15       #: ... and beyond which the agent has clearly left it (po
 NEAR_GOAL = 1.25       #: ... and within which it is entering the goal (an agent vanishing there is hidden)
 ON_GOAL = 0.5          #: ... and within which it is on the goal's own lattice cell
 LEAVE_STEP = 2.5       #: lattice cells: the longest step out of the goal in one frame that is motion (a cell is 2)
+LEAVING_GAP = 3        #: frames between an agent's last two sightings that still tell which way it went
 
 
 @dataclass(frozen=True)
@@ -387,6 +388,17 @@ class Settling:
     final_entry: int | None = None  #: stopped: the frame it reached the goal for good (see goal_settling)
 
 
+def _leaving(pos: np.ndarray, frames: np.ndarray, centre: np.ndarray) -> bool:
+    """Whether an agent last seen at ``pos[-1]`` was on its way out of the goal cell: farther
+    from its centre than at ``pos[-2]`` (at most LEAVING_GAP frames before), and, going on as
+    it moved, clearly out of the cell (beyond LEFT_GOAL) by the next frame."""
+    if len(pos) < 2 or not 0 < int(frames[1] - frames[0]) <= LEAVING_GAP:
+        return False
+    before, last = np.abs(pos[0] - centre).max(), np.abs(pos[1] - centre).max()
+    step = (pos[1] - pos[0]) / float(frames[1] - frames[0])
+    return bool(last > before and np.abs(pos[1] + step - centre).max() > LEFT_GOAL)
+
+
 def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     """Reach and stop, at the cell level.
 
@@ -395,9 +407,12 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     ``settle_frames`` analysed frames since it first arrived is in the goal cell (leaving
     takes clearly crossing into another cell), and so is the last sighting. Gliding to the cell's centre is
     fine. An agent last seen entering the goal and never again is stopped (the goal marker
-    or an arrival icon drawn over it hides it). *Final entry*: of an agent that stopped and
-    is seen inside last, the frame it was first seen on the goal's own lattice cell since it
-    was last clearly out of the goal cell (else its last sighting): its path ends there
+    or an arrival icon drawn over it hides it) - unless it was last seen on its way out,
+    going on as it moved would take it out of the cell by the next frame (lost, paled by a
+    colour drift as it left: mazeworld 60606 v00069 zoomed, drifted and crushed). *Final
+    entry*: of an agent that stopped and is seen inside last, the frame it was first seen on
+    the goal's own lattice cell since it was last clearly out of the goal cell (else its last
+    sighting): its path ends there
     (:func:`cell_path`).
     """
     n = len(track.pos)
@@ -419,14 +434,17 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     # the last settle frames, from the first arrival on (an agent arriving in them has not left)
     window = tracked >= max(n - max(1, settle_frames), first if first is not None else 0)
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
-    occluded = bool(inside[-1]) and int(tracked[-1]) < n - 1
+    vanished = int(tracked[-1]) < n - 1
+    if vanished and _leaving(track.pos[tracked[-2:]], tracked[-2:], centre):
+        stopped = vanished = False  # last seen on its way out: lost, not hidden by the goal
+    occluded = bool(inside[-1]) and vanished
     entry = None
     if stopped:  # its first sighting on the goal's own lattice cell since it was last clearly out
         out = np.flatnonzero(dist > LEFT_GOAL)
         back = int(out[-1]) + 1 if out.size else 0
         on_goal = np.flatnonzero(dist[back:] < ON_GOAL)
         entry = int(tracked[back + int(on_goal[0])]) if on_goal.size else int(tracked[-1])
-    if not inside[-1] and int(tracked[-1]) < n - 1 and dist[-1] <= NEAR_GOAL:
+    if not inside[-1] and vanished and dist[-1] <= NEAR_GOAL:
         occluded = stopped = True
         first = int(tracked[-1]) + 1 if first is None else first
     return Settling(reached=first is not None, stopped=stopped, first_arrival=first, final_occluded=occluded,

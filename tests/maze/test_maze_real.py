@@ -317,6 +317,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # zoomed, drifted green-magenta and crushed: a star learned as a speck beside it; where that
     # was learned, taken for an object standing still, let specks in as movers: teleport missed
     (60606, 18, "mazeplot", "teleport", "zoom:14+drift_gm:15+crushed", False),
+    # ... a dot paling as it left the goal cell, lost on its way out for the last 11 frames:
+    # "hidden by the goal", a wander graded a pass
+    (60606, 69, "vmeval", "wander", "zoom:14+drift_gm:15+crushed", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
