@@ -45,12 +45,12 @@ RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera dr
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
 RELOCATE_GAIN = 0.1    #: a maze matching below the layout threshold is re-located where it matches this much better
 FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
-GOAL_FAINT = 0.6      #: a goal found nowhere is still in place where its cell holds an object of its hue
-                      #: at this share of the colour floor (paled by compression or grain, not gone)
                       #: an object seen in the last few frames that has no full-size continuation
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
 CONTINUE_RADIUS = 3.0  #: ... at most this far away (lattice cells; as far as the tracker links objects
 CONTINUE_PER_FRAME = 0.5  #: between frames), plus this per frame it was not seen
+GOAL_FAINT = 0.6      #: a goal found nowhere is still in place where its cell holds an object of its hue
+                      #: at this share of the colour floor (paled by compression or grain, not gone)
 FADE_SHARE = 0.75     #: line walls drawn this share as dark as they have been are read as drawn at that
                       #: darkness (a flickering frame); fainter, as faded out
 VIVID_SHARE = 0.7     #: the agent's saturation floor: this share of how vivid it was last seen (its
