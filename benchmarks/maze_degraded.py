@@ -8,6 +8,10 @@ The labels stay those of the plan (degrading the pixels changes no behaviour), s
     python benchmarks/maze_degraded.py --corpus /tmp/mw --out /tmp/mw-flicker --how flicker
     python benchmarks/maze_real_accuracy.py --corpus /tmp/mw-flicker --ways video,maze
 
+A copy is a corpus too: degrading it again gives several effects at once, as real outputs show
+them (``--corpus /tmp/mw-flicker --out /tmp/mw-flicker-crushed --how crushed``; give each way
+its own ``--seed``).
+
 Ways (each on top of what the generator drew, re-encoded with H.264 at CRF 28, unless said, and
 the video's own frame rate):
 
