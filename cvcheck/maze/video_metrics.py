@@ -389,14 +389,16 @@ class Settling:
 
 
 def _leaving(pos: np.ndarray, frames: np.ndarray, centre: np.ndarray) -> bool:
-    """Whether an agent last seen at ``pos[-1]`` was on its way out of the goal cell: farther
-    from its centre than at ``pos[-2]`` (at most LEAVING_GAP frames before), and, going on as
-    it moved, clearly out of the cell (beyond LEFT_GOAL) by the next frame."""
-    if len(pos) < 2 or not 0 < int(frames[1] - frames[0]) <= LEAVING_GAP:
+    """Whether an agent last seen at ``pos[-1]`` was on its way out of the goal cell: its last
+    three sightings (each at most LEAVING_GAP frames after the one before) each farther from
+    the centre than the one before, and, going on at their mean speed, clearly out of the cell
+    (beyond LEFT_GOAL) by the next frame. (Three, not two: a piece of a trail seen as the agent
+    vanishes is one step off where it sat.)"""
+    if len(pos) < 3 or not all(0 < gap <= LEAVING_GAP for gap in np.diff(frames).tolist()):
         return False
-    before, last = np.abs(pos[0] - centre).max(), np.abs(pos[1] - centre).max()
-    step = (pos[1] - pos[0]) / float(frames[1] - frames[0])
-    return bool(last > before and np.abs(pos[1] + step - centre).max() > LEFT_GOAL)
+    dist = np.abs(pos - centre).max(axis=1)
+    step = (pos[-1] - pos[0]) / float(frames[-1] - frames[0])
+    return bool((np.diff(dist) > 0).all() and np.abs(pos[-1] + step - centre).max() > LEFT_GOAL)
 
 
 def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
@@ -407,9 +409,9 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     ``settle_frames`` analysed frames since it first arrived is in the goal cell (leaving
     takes clearly crossing into another cell), and so is the last sighting. Gliding to the cell's centre is
     fine. An agent last seen entering the goal and never again is stopped (the goal marker
-    or an arrival icon drawn over it hides it) - unless it was last seen on its way out,
-    going on as it moved would take it out of the cell by the next frame (lost, paled by a
-    colour drift as it left: mazeworld 60606 v00069 zoomed, drifted and crushed). *Final
+    or an arrival icon drawn over it hides it) - unless it was last seen on its way out
+    (:func:`_leaving`: lost, paled by a colour drift as it left, mazeworld 60606 v00069
+    zoomed, drifted and crushed). *Final
     entry*: of an agent that stopped and is seen inside last, the frame it was first seen on
     the goal's own lattice cell since it was last clearly out of the goal cell (else its last
     sighting): its path ends there
@@ -435,7 +437,7 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     window = tracked >= max(n - max(1, settle_frames), first if first is not None else 0)
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
     vanished = int(tracked[-1]) < n - 1
-    if vanished and _leaving(track.pos[tracked[-2:]], tracked[-2:], centre):
+    if vanished and _leaving(track.pos[tracked[-3:]], tracked[-3:], centre):
         stopped = vanished = False  # last seen on its way out: lost, not hidden by the goal
     occluded = bool(inside[-1]) and vanished
     entry = None

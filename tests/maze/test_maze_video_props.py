@@ -314,6 +314,8 @@ def test_an_agent_arriving_in_the_last_frames_has_stopped() -> None:
     ([13.5, 12.5, 11.5, 10.4], True),                  # hidden as it entered
     ([12.5, 11.5, 10.7], True),                        # ... entering, still just outside
     ([11.5, 10.5, 9.5, 9.4, 9.3, 9.2], True),          # drifting slowly past the centre
+    ([10.5, 9.5, 9.5, 9.5, 8.9], True),                # a piece of its trail seen as it vanished
+                                                       # (mazeworld 9909 v00155)
     ([11.5, 10.5, 9.5, 9.1, 8.7], False),              # on its way out: lost as it left (inside, clearly
                                                        # out by the next frame)
     ([10.5, 9.5, 8.9, 8.3], False),                    # ... just outside
