@@ -38,7 +38,7 @@ LEFT_GOAL = 1.15       #: ... and beyond which the agent has clearly left it (po
 NEAR_GOAL = 1.25       #: ... and within which it is entering the goal (an agent vanishing there is hidden)
 ON_GOAL = 0.5          #: ... and within which it is on the goal's own lattice cell
 LEAVE_STEP = 2.5       #: lattice cells: the longest step out of the goal in one frame that is motion (a cell is 2)
-LEAVING_GAP = 3        #: frames between an agent's last two sightings that still tell which way it went
+LEAVING_GAP = 3        #: frames between each two of an agent's last sightings that still tell which way it went
 
 
 @dataclass(frozen=True)
@@ -407,14 +407,13 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     *Reached*: the agent enters the goal cell (its centre within the cell, whose walls lie
     one lattice cell from its centre). *Stopped*: it ends there: every sighting in the last
     ``settle_frames`` analysed frames since it first arrived is in the goal cell (leaving
-    takes clearly crossing into another cell), and so is the last sighting. Gliding to the cell's centre is
-    fine. An agent last seen entering the goal and never again is stopped (the goal marker
-    or an arrival icon drawn over it hides it) - unless it was last seen on its way out
-    (:func:`_leaving`: lost, paled by a colour drift as it left, mazeworld 60606 v00069
-    zoomed, drifted and crushed). *Final
-    entry*: of an agent that stopped and is seen inside last, the frame it was first seen on
-    the goal's own lattice cell since it was last clearly out of the goal cell (else its last
-    sighting): its path ends there
+    takes clearly crossing into another cell), and so is the last sighting. Gliding to the
+    cell's centre is fine. An agent last seen entering the goal and never again is stopped
+    (the goal marker or an arrival icon drawn over it hides it) - unless it was last seen on
+    its way out (:func:`_leaving`: lost, paled by a colour drift as it left, mazeworld 60606
+    v00069 zoomed, drifted and crushed). *Final entry*: of an agent that stopped and is seen
+    inside last, the frame it was first seen on the goal's own lattice cell since it was last
+    clearly out of the goal cell (else its last sighting): its path ends there
     (:func:`cell_path`).
     """
     n = len(track.pos)
