@@ -197,8 +197,8 @@ class FrameAnalyser:
         self._pale: np.ndarray | None = None      # agent-hued pixels at the mover floor (see _movers)
         self.lowest_agent_floor = self.agent_floor
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
-        g = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
-        self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in g)
+        self._goal_px = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
+        self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in self._goal_px)
         self._paper_at = self._paper_points()
         if look is not None:
             self._place(look.box)
@@ -628,10 +628,9 @@ class FrameAnalyser:
         its colour flickering around the floor: mazeworld 73737 v00031 shaken, flickered and
         crushed read "goal missing" in 10 frames), or None."""
         st, k = self.style, self.k
-        centre = (np.array(self.spec.goal, float) + 0.5 - self.offset) * k + self.pad  # canvas px
         half = k if self.lines else k // 2 + 1  # (its cell: 2k wide on a lines canvas, k on a lattice one)
-        y0, x0 = (max(0, int(c) - half) for c in centre)
-        y1, x1 = (min(n, int(c) + half + 1) for c, n in zip(centre, hsv.shape[:2]))
+        y0, x0 = (max(0, int(c) - half) for c in self._goal_px)
+        y1, x1 = (min(n, int(c) + half + 1) for c, n in zip(self._goal_px, hsv.shape[:2]))
         if y1 <= y0 or x1 <= x0:
             return None
         mask = hue_mask(hsv[y0:y1, x0:x1], st.goal_hue, min_saturation=int(GOAL_FAINT * st.min_saturation),
