@@ -221,9 +221,12 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     def on_the_start(b: Marker) -> bool:
         return bool(np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START) and not on_post(b)
 
-    on_start = _largest_sightings(options[pick], on_the_start) or _largest_sightings(options[pick])
-    seen_at = next(((f, b.row, b.col) for f, blobs in sorted(options[pick].by_frame.items())
-                    for b in sorted(blobs, key=lambda b: -b.area) if on_the_start(b)), None)
+    on_start_by_frame = _largest_by_frame(options[pick], on_the_start)
+    on_start = [b for _, b in on_start_by_frame] or _largest_sightings(options[pick])
+    seen_at = None
+    if on_start_by_frame:  # (its first sighting on the start)
+        at, first_on = on_start_by_frame[0]
+        seen_at = (at, first_on.row, first_on.col)
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
     # grown by a trail it starts drawing
@@ -261,10 +264,15 @@ def _paled_as_it_grew(sightings: list[Marker], early: list[Marker], area: float)
 def _largest_sightings(option: _Spread, keep: Callable[[Marker], bool] | None = None) -> list[Marker]:
     """Its largest sighting in each frame (of those ``keep`` accepts), in frame order: specks
     of its colour around it (grain, a broken-up fringe) are followed with it."""
+    return [b for _, b in _largest_by_frame(option, keep)]
+
+
+def _largest_by_frame(option: _Spread, keep: Callable[[Marker], bool] | None = None) -> list[tuple[int, Marker]]:
+    """:func:`_largest_sightings`, each with its frame."""
     out = []
-    for _, blobs in sorted(option.by_frame.items()):
+    for frame, blobs in sorted(option.by_frame.items()):
         if kept := [b for b in blobs if keep is None or keep(b)]:
-            out.append(max(kept, key=lambda b: b.area))
+            out.append((frame, max(kept, key=lambda b: b.area)))
     return out
 
 
