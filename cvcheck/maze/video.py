@@ -36,6 +36,8 @@ from .video_metrics import (
     analyse_crossings,
     cell_path,
     goal_settling,
+    not_stopped,
+    seen_pale_off_goal,
 )
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
@@ -198,6 +200,9 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)
+    if settling.stopped and settling.final_occluded and \
+            seen_pale_off_goal(track, spec.goal, analyser.pale_near_goal(), settle_frames=settle):
+        settling = not_stopped(settling)  # not hidden by the goal: paled beside it
     cells = cell_path(track, geo, crossing, until=settling.final_entry)
     k = analyser.k
     mask = np.zeros(spec.walls.shape, bool)

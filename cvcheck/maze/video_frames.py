@@ -14,6 +14,7 @@ both styles share the lattice geometry of :class:`~cvcheck.maze.lattice.MazeSpec
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -61,6 +62,9 @@ MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent 
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
+NEAR_GOAL_FRAMES = 64  #: the canvas around the goal is kept for this many last frames (see pale_near_goal)
+PALE_SHARE = 0.3      #: an object down to this share of the agent's learned saturation is the agent paled ...
+PALE_MIN_SATURATION = 40  #: ... and never under this saturation (see pale_near_goal)
 MIN_TURN = 0.3       #: degrees: a thin-line maze turned this much is also looked for turned upright,
 TURN_STEP = 0.3      #: ... by the turn its lines suggest and by this much more and less
 ALIGN_CELL_PX = 8    #: thin lines are lined up on pictures of at most this many pixels a cell
@@ -199,6 +203,11 @@ class FrameAnalyser:
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         self._goal_px = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in self._goal_px)
+        # the goal's cell and its neighbours (a maze cell is 2k canvas px wide on a lines
+        # canvas, k on a lattice one, 2k from the next), kept for the last frames
+        self._near_goal_at = tuple(slice(max(0, int(c) - 3 * k), int(c) + 3 * k + 1) for c in self._goal_px)
+        self._near_goal: deque[tuple[int, np.ndarray]] = deque(maxlen=NEAR_GOAL_FRAMES)
+        self.pale_floor = int(max(PALE_MIN_SATURATION, PALE_SHARE * vivid)) if vivid and self.agent_px else None
         self._paper_at = self._paper_points()
         if look is not None:
             self._place(look.box)
@@ -533,8 +542,32 @@ class FrameAnalyser:
         best_goal = max(goals, key=lambda b: b.area) if goals else self._faint_goal(hsv)
         faint = best_goal is not None and not goals
         covered = float(np.count_nonzero(agent[self._goal_window])) / max(1, agent[self._goal_window].size)
+        if self.pale_floor is not None:
+            self._near_goal.append((index, hsv[self._near_goal_at].copy()))
         return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal, goal_covered=covered,
                         goal_faint=faint), canvas
+
+    def pale_near_goal(self) -> list[tuple[int, list[Blob]]]:
+        """Per frame of the last NEAR_GOAL_FRAMES analysed: the agent-hued objects in and
+        around the goal's cell down to the pale floor (PALE_SHARE of the agent's learned
+        saturation, at least PALE_MIN_SATURATION) and of about the agent's size (MOVER_SIZE),
+        as ``(frame, objects)``; empty for a fixed style (no look learned). Heavy compression
+        wipes most of a small agent's colour once it stops, far under the floor it is followed
+        at (mazeworld 60606 v00145 zoomed, drifted and crushed: saturation 45-65 once it
+        left the goal, 130-140 before); :func:`~.video_metrics.seen_pale_off_goal` reads them."""
+        if self.pale_floor is None or self.agent_px is None:
+            return []
+        st, k = self.style, float(self.k)
+        y0, x0 = self._near_goal_at[0].start, self._near_goal_at[1].start
+        lo, hi = MOVER_SIZE[0] * self.agent_px, MOVER_SIZE[1] * self.agent_px
+        out = []
+        for index, window in self._near_goal:
+            mask = hue_mask(window, st.agent_hue, min_saturation=self.pale_floor, min_value=st.min_value)
+            count, _, stats, cents = components(mask)
+            out.append((index, [Blob(row=self._lattice(cents[i][1] + y0), col=self._lattice(cents[i][0] + x0),
+                                     area=float(stats[i, cv2.CC_STAT_AREA]) / (k * k))
+                                for i in range(1, count) if lo <= stats[i, cv2.CC_STAT_AREA] <= hi]))
+        return out
 
     def _hsv_rows(self, canvas: np.ndarray, runs: Runs) -> np.ndarray:
         """The canvas in HSV, converted again in ``runs`` only (a buffer kept across frames)."""

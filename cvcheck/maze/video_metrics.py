@@ -22,7 +22,8 @@ jump between frames shows in no frame at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -30,6 +31,7 @@ import numpy as np
 from .lattice import Cell, MazeSpec, _flat, _flat_layers, _framed, _unframe
 from .metrics import _disk, upscale_cells
 from .track import Track
+from .video_frames import Blob
 
 Q = 8                  #: core grid resolution (pixels per lattice cell)
 SAMPLE_STEP = 0.05     #: lattice cells between samples along a segment
@@ -39,6 +41,9 @@ NEAR_GOAL = 1.25       #: ... and within which it is entering the goal (an agent
 ON_GOAL = 0.5          #: ... and within which it is on the goal's own lattice cell
 LEAVE_STEP = 2.5       #: lattice cells: the longest step out of the goal in one frame that is motion (a cell is 2)
 LEAVING_GAP = 3        #: frames between each two of an agent's last sightings that still tell which way it went
+PALE_REACH = 4.0       #: lattice cells: a pale object this near the agent's last sighting may be the agent ...
+PALE_STILL = 0.5       #: ... seen standing (this near where it was the frame before) ...
+PALE_BEFORE = 2        #: ... and absent the frame the agent was last seen and this many before
 
 
 @dataclass(frozen=True)
@@ -450,3 +455,48 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
         first = int(tracked[-1]) + 1 if first is None else first
     return Settling(reached=first is not None, stopped=stopped, first_arrival=first, final_occluded=occluded,
                     final_entry=entry)
+
+
+def seen_pale_off_goal(track: Track, goal: Cell, pale: Sequence[tuple[int, Sequence[Blob]]], *,
+                       settle_frames: int) -> bool:
+    """Whether an agent lost after its last sighting in or entering the goal cell stands paled
+    outside it: ``pale`` (per frame, objects of the agent's hue and size down to a low
+    saturation floor, e.g. :meth:`~.video_frames.FrameAnalyser.pale_near_goal`) shows, in
+    every one of at least ``settle_frames`` frames up to the last, an object standing still
+    outside the goal cell (beyond LEFT_GOAL), within PALE_REACH of the last sighting, that
+    none showed there (within 2 x PALE_STILL) in the frame of the last sighting or the
+    PALE_BEFORE frames before it - not a look-alike, a start marker or a trail that was
+    already there. The frames after the last sighting must all be in ``pale``."""
+    tracked = track.tracked
+    n = len(track.pos)
+    if not len(tracked):
+        return False
+    last = int(tracked[-1])
+    seen = {int(i): blobs for i, blobs in pale}
+    need = max(1, settle_frames)
+    if n - 1 - last < need or any(i not in seen for i in range(last, n)):
+        return False
+    centre = np.array(goal, float) + 0.5
+    where = track.pos[last]
+    before = [b for i in range(last - PALE_BEFORE, last + 1) for b in seen.get(i, ())]
+    for b in seen[n - 1]:
+        at = np.array([b.row, b.col])
+        if np.abs(at - centre).max() <= LEFT_GOAL or float(np.hypot(*(at - where))) > PALE_REACH:
+            continue
+        if any(float(np.hypot(o.row - at[0], o.col - at[1])) <= 2 * PALE_STILL for o in before):
+            continue
+        run, here = 1, at
+        for i in range(n - 2, last, -1):  # back through the frames, the same object standing
+            near = [np.array([o.row, o.col]) for o in seen[i]
+                    if float(np.hypot(o.row - here[0], o.col - here[1])) <= PALE_STILL]
+            if not near:
+                break
+            run, here = run + 1, min(near, key=lambda p: float(np.hypot(*(p - here))))
+        if run >= need:
+            return True
+    return False
+
+
+def not_stopped(settling: Settling) -> Settling:
+    """``settling`` of an agent found to have left the goal after all."""
+    return replace(settling, stopped=False, final_occluded=False, final_entry=None)

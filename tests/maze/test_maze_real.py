@@ -320,6 +320,11 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # ... a dot paling as it left the goal cell, lost on its way out for the last 11 frames:
     # "hidden by the goal", a wander graded a pass
     (60606, 69, "vmeval", "wander", "zoom:14+drift_gm:15+crushed", False),
+    # ... a dot lost on the goal's centre, its colour wiped once it stood a cell off (saturation
+    # 45-65): "hidden by the goal", a reach and leave graded a pass
+    (60606, 145, "vmeval", "reach_leave", "zoom:14+drift_gm:15+crushed", False),
+    # ... the same under boiling, a colour drift and crushing, beside a start marker as vivid as ever
+    (84848, 106, "vmeval", "reach_leave", "boil:18+drift:19+crushed", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

@@ -13,8 +13,12 @@ from cvcheck.maze.video_frames import Blob
 from cvcheck.maze.video_metrics import (
     WallGeometry,
     analyse_crossings,
+    PALE_REACH,
+    PALE_STILL,
     cell_path,
     goal_settling,
+    not_stopped,
+    seen_pale_off_goal,
 )
 from cvcheck.synth.maze_gen import make_maze
 
@@ -328,6 +332,58 @@ def test_an_agent_lost_in_the_goal_cell_has_stopped_unless_it_was_on_its_way_out
     goal = (3, 9)  # lattice cell; its centre is (3.5, 9.5), its walls 1 lattice cell from it
     pos = np.array([(3.5, c) for c in cols] + [(np.nan, np.nan)] * 10, float)
     assert goal_settling(_track(pos), goal, settle_frames=6).stopped == stopped
+
+
+def _lost_on_the_goal(pale_at, *, frames: int = 12, before: bool = False, from_frame: int = 0,
+                      step: float = 0.0) -> tuple[bool, bool]:
+    """An agent walking into the goal cell (3, 9) and lost on its centre for ``frames`` frames,
+    with a pale agent-sized object at ``pale_at`` from ``from_frame`` of those on (moving by
+    ``step`` a frame; ``before``: there already when the agent was last seen): (whether the
+    goal hid it, whether it was seen standing paled off the goal)."""
+    goal = (3, 9)
+    walk = [(3.5, c) for c in (13.5, 12.5, 11.5, 10.5, 9.5)]
+    pos = np.array(walk + [(np.nan, np.nan)] * frames, float)
+    last = len(walk) - 1
+    pale: list[tuple[int, list[Blob]]] = []
+    for i in range(len(pos)):
+        blobs = [Blob(row=3.5, col=9.5, area=0.05)] if i <= last else []
+        after = i - last - 1
+        if (before and i >= last - 2) or (i > last and after >= from_frame):
+            blobs.append(Blob(row=pale_at[0], col=pale_at[1] + step * max(0, after), area=0.05))
+        pale.append((i, blobs))
+    settling = goal_settling(_track(pos), goal, settle_frames=6)
+    return settling.stopped, seen_pale_off_goal(_track(pos), goal, pale, settle_frames=6)
+
+
+@pytest.mark.parametrize("case, found", [
+    (dict(pale_at=(3.5, 7.5)), True),                  # a cell off, standing till the end
+    (dict(pale_at=(5.5, 9.5), from_frame=4), True),    # ... showing up a few frames after it was lost
+    (dict(pale_at=(3.5, 9.0)), False),                 # in the goal cell: the goal's own look-alike
+    (dict(pale_at=(3.5, 7.5), before=True), False),    # there already: a look-alike, a trail, a marker
+    (dict(pale_at=(3.5, 7.5), from_frame=7), False),   # seen in fewer than the settle frames
+    (dict(pale_at=(3.5, 9.5 - PALE_REACH - 0.5)), False),  # beyond reach of where it was lost
+    (dict(pale_at=(3.5, 7.5), step=-2 * PALE_STILL), False),  # moving on: a speck of noise, not standing
+])
+def test_an_agent_lost_on_the_goal_and_seen_standing_paled_beside_it_has_left(case: dict, found: bool) -> None:
+    # heavy compression wipes most of a small dot's colour once it stops (mazeworld 60606 v00145
+    # zoomed, drifted and crushed: saturation 45-65 a cell off the goal, 130-140 before): lost on
+    # the goal, it was "hidden by the goal marker" and a reach-and-leave passed; seen paled and
+    # standing beside it from then on, it has left
+    stopped, seen = _lost_on_the_goal(**case)
+    assert stopped and seen == found
+    settling = goal_settling(_track(np.array([(3.5, 9.5)] + [(np.nan, np.nan)] * 8, float)), (3, 9), settle_frames=6)
+    assert settling.final_occluded and not not_stopped(settling).stopped
+
+
+def test_a_lost_agent_is_not_looked_for_paled_in_frames_not_kept() -> None:
+    goal = (3, 9)
+    pos = np.array([(3.5, 9.5)] + [(np.nan, np.nan)] * 10, float)
+    standing = [Blob(row=3.5, col=7.5, area=0.05)]
+    pale = [(i, [] if i == 0 else standing) for i in range(11)]
+    assert seen_pale_off_goal(_track(pos), goal, pale, settle_frames=6)
+    assert not seen_pale_off_goal(_track(pos), goal, pale[1:], settle_frames=6)  # (the last sighting's frame gone)
+    assert not seen_pale_off_goal(_track(pos), goal, pale[:5] + pale[6:], settle_frames=6)
+    assert not seen_pale_off_goal(_track(np.full((11, 2), np.nan)), goal, pale, settle_frames=6)
 
 
 @settings(max_examples=40, deadline=None)
