@@ -15,7 +15,9 @@ agent's track is then chained from tracklets that never coexist:
    begins near the last position (within a gate growing with the gap); only when no
    such tracklet appears within ``max_gap`` frames may a far one continue the track
    (the agent jumped: a teleport, judged later against the walls);
-3. a tracklet that coexisted with the chosen agent (a second green square, a
+3. a tracklet that begins on the frame it ends, where it ends, is the same object seen
+   twice in that frame: it continues the track;
+4. a tracklet that coexisted with the chosen agent (a second green square, a
    same-coloured decoration) is never picked, so the track cannot lock onto a wrong
    blob far from the last position - save a moving one that came apart from the
    followed object where it was, in the last few frames before it ended, and outlives it
@@ -52,6 +54,7 @@ MERGED_AREA = 1.5     #: a blob this many times a still object's usual area, wit
                       #: too, is the two as one: it continues the mover (see _merged_to_mover)
 USUAL_OF = 8          #: a still object's usual area: the median of its last this many sightings
 REVIVE_AT = 0.3       #: lattice cells: a still object seen again this near where it stood takes that blob first
+TWIN_RADIUS = 0.25    #: lattice cells: two blobs this near in one frame are one object seen twice
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -251,6 +254,10 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     while True:
         current = _leave_markers(track, current, long)
         current = _drop_stale_tail(current, long)
+        if (twin := _twin_successor(current, long)) is not None:
+            _place(track, current)
+            current = twin
+            continue
         later = [tr for tr in long if tr.start > current.end]
         last = current.last()
         soon = [tr for tr in later if tr.start - current.end <= max_gap + 1]
@@ -276,6 +283,19 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             track.lost += 1
     track.ignored = max(0, len(tracklets) - len(track.pieces))
     return track
+
+
+def _twin_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
+    """The tracklet that begins on the followed one's last frame within TWIN_RADIUS of its
+    last blob and outlives it: the same object seen twice in that frame (a blob and a mover
+    kept beside it), the copy linked on. Without it the track skipped the agent's own
+    tracklet, which begins before the followed one ends, for a later one (mazeworld 84848
+    v00155 boiled, drifted and crushed: a trail piece two cells back, "did not stay"). The
+    longest such; None when there is none."""
+    last = current.last()
+    twins = [tr for tr in pool if tr is not current and tr.start == current.end < tr.end
+             and float(np.hypot(*(tr.first() - last))) <= TWIN_RADIUS]
+    return max(twins, key=lambda tr: tr.end, default=None)
 
 
 def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:

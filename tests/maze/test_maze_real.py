@@ -325,6 +325,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     (60606, 145, "vmeval", "reach_leave", "zoom:14+drift_gm:15+crushed", False),
     # ... the same under boiling, a colour drift and crushing, beside a start marker as vivid as ever
     (84848, 106, "vmeval", "reach_leave", "boil:18+drift:19+crushed", False),
+    # ... a trail-drawing dot seen twice in the frame it glided into the goal, its track then taken
+    # on with a piece of its trail two cells back: "does not stay on it"
+    (84848, 155, "vmeval", "trail", "boil:18+drift:19+crushed", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

@@ -138,6 +138,22 @@ def test_tracker_starts_with_the_agent_seen_first_not_the_marker_uncovered_as_it
     assert np.allclose(track.pos[:, 1], [b.col for b in agent])
 
 
+def test_tracker_follows_the_agent_seen_twice_in_the_frame_its_tracklet_ends() -> None:
+    # a dot gliding into the goal is seen twice in one frame (a blob and a mover kept beside
+    # it); the copy takes the frames after, so the followed tracklet ends there and the
+    # agent's own begins on that frame, not after it: the track skipped it for a trail piece
+    # two cells back seen a few frames later ("did not stay": mazeworld 84848 v00155
+    # boiled, drifted and crushed)
+    walk = [Blob(1.5, 3.5 + 0.3 * t, 0.015) for t in range(12)]  # ends at col 6.8
+    twin = [Blob(1.5, 6.82, 0.01)]
+    stay = [Blob(1.5, 6.85 + 0.01 * t, 0.015) for t in range(20)]
+    frames = [[b] for b in walk[:-1]] + [[walk[-1], twin[0]]] + [[b] for b in stay]
+    for t in range(len(walk) + 2, len(frames) - 4):  # a piece of its trail, seen for a while
+        frames[t] = frames[t] + [Blob(3.2, 3.5, 0.015)]
+    track = build_track(frames, start=(1.5, 3.5), max_gap=12)
+    assert np.allclose(track.pos[-len(stay):, 1], [b.col for b in stay])
+
+
 def test_tracker_keeps_the_agent_that_walks_back_over_the_start_marker_as_one_blob_with_it() -> None:
     # a small dot leaves the start marker, walks down and back up over it, and leaves
     # sideways. Paled (a watermark passing over it), it merged with the marker into one blob
