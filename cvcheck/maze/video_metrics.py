@@ -416,10 +416,11 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     cell's centre is fine. An agent last seen entering the goal and never again is stopped
     (the goal marker or an arrival icon drawn over it hides it) - unless it was last seen on
     its way out (:func:`_leaving`: lost, paled by a colour drift as it left, mazeworld 60606
-    v00069 zoomed, drifted and crushed). *Final entry*: of an agent that stopped and is seen
-    inside last, the frame it was first seen on the goal's own lattice cell since it was last
-    clearly out of the goal cell (else its last sighting): its path ends there
-    (:func:`cell_path`).
+    v00069 zoomed, drifted and crushed); whether it stands paled beside the goal instead is
+    :func:`seen_pale_off_goal`'s call, on pixels this does not see. *Final entry*: of an
+    agent that stopped and is seen inside last, the frame it was first seen on the goal's own
+    lattice cell since it was last clearly out of the goal cell (else its last sighting): its
+    path ends there (:func:`cell_path`).
     """
     n = len(track.pos)
     centre = np.array(goal, float) + 0.5

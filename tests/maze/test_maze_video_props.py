@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from cvcheck.maze.track import Track, build_track
 from cvcheck.maze.video_frames import Blob
 from cvcheck.maze.video_metrics import (
-    WallGeometry,
-    analyse_crossings,
     PALE_REACH,
     PALE_STILL,
+    WallGeometry,
+    analyse_crossings,
     cell_path,
     goal_settling,
     not_stopped,
