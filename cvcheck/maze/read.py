@@ -250,16 +250,71 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
     grey lines (mazeworld 73737 v00144 shaken, flickered and crushed: read as a 6x3 maze in
     the word "Frame")."""
     given: list[Box] = []
+    first: list[tuple[Box, tuple[float, float, float, float]]] = []
 
     def new(box: Box) -> bool:
         return all(max(abs(a - b) for a, b in zip(box, other)) > 2 for other in given)
 
     for candidate in (lambda: find_box(dark), lambda: _box_from_inside((dark >= INK_MIN).astype(np.uint8)),
-                      lambda: _find_box_at(dark, FAINT_INK_MIN)):
+                      lambda: _find_box_at(dark, FAINT_INK_MIN),
+                      lambda: _within_frame(dark, *first[0]) if first else None):
         found = candidate()
         if found is not None and new(found[0]):
             given.append(found[0])
+            if not first:
+                first.append(found)
             yield found
+
+
+FRAME_LINE = 0.95  #: a line across this share of a box's inside ...
+FRAME_EMPTY = 0.05  #: ... with beyond it, up to the box's side, no column (row) inked on more than this share
+FRAME_INK = 0.06   #: (darkness that counts as ink here: a blurred 1-px line keeps about twice this)
+FRAME_STRIP = 0.04  #: ... over at least this share of the box's width (height) is the maze's side
+
+
+def _within_frame(dark: np.ndarray, box: Box, bands: tuple[float, float, float, float]
+                  ) -> tuple[Box, tuple[float, float, float, float]] | None:
+    """``box`` cut back, on each side where it holds an empty strip, to the line across it
+    before the strip: a plot's frame drawn wider than the maze inside it (maze-dataset's
+    MazePlot of a 9x7 maze in a square plot: a column of empty plot beside it). Blurred, the
+    maze's own 1-px side is paler than the frame and the frame was taken for its border, the
+    maze file's 7 columns stretched over 8 (mazeworld 84848 v00021 boiled, drifted and
+    crushed). None where no side has such a strip."""
+    t, l, b, r = box
+    bt, bl, bb, br = bands
+    y0, y1 = int(math.ceil(t + bt)) + 1, int(b - bb)
+    x0, x1 = int(math.ceil(l + bl)) + 1, int(r - br)
+    if y1 - y0 < 8 or x1 - x0 < 8:
+        return None
+    inked = dark[y0:y1, x0:x1] >= FRAME_INK
+    # (a line a pixel off between rows still covers them: its neighbours' ink counts)
+    cols = np.maximum.reduce([np.pad(inked, ((0, 0), (1, 1)))[:, i:i + inked.shape[1]] for i in range(3)])
+    rows = np.maximum.reduce([np.pad(inked, ((1, 1), (0, 0)))[i:i + inked.shape[0]] for i in range(3)])
+    sides, widths = list(box), list(bands)
+    for axis, profile, lo, size in ((1, cols.mean(axis=0), x0, x1 - x0), (0, rows.mean(axis=1), y0, y1 - y0)):
+        for end in (0, 1):  # the near side (left, top), then the far one (right, bottom)
+            order = np.arange(size) if end == 0 else np.arange(size)[::-1]
+            full = profile[order] >= FRAME_LINE
+            order = order[int(np.argmin(full)):] if not full.all() else order[:0]  # (past the border's own blur)
+            lines = order[profile[order] >= FRAME_LINE]
+            if not lines.size:
+                continue
+            edge = int(lines[0])
+            strip = profile[order[:int(np.flatnonzero(order == edge)[0])]]
+            strip = strip[3:-3] if strip.size > 6 else strip[:0]  # (the blurred sides of both lines left out)
+            if strip.size < max(8, FRAME_STRIP * size) or strip.max() > FRAME_EMPTY:
+                continue
+            # the line's centre: its columns (rows) over FRAME_LINE next to the edge
+            run = [edge]
+            while 0 <= run[-1] + (1 if end == 0 else -1) < size and \
+                    profile[run[-1] + (1 if end == 0 else -1)] >= FRAME_LINE:
+                run.append(run[-1] + (1 if end == 0 else -1))
+            side = (0 if axis == 0 else 1) + 2 * end
+            sides[side] = lo + float(np.mean(run))
+            widths[side] = max(1.0, float(round(len(run) / 2)))  # (a blurred line's core, about its width)
+    if sides == list(box):
+        return None
+    return (sides[0], sides[1], sides[2], sides[3]), (widths[0], widths[1], widths[2], widths[3])
 
 
 EDGE_LINE_MAX = 2  #: px: a border band this thin on the picture's edge may be a scaler's dark row (see _find_box_at)

@@ -328,6 +328,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # ... a trail-drawing dot seen twice in the frame it glided into the goal, its track then taken
     # on with a piece of its trail two cells back: "does not stay on it"
     (84848, 155, "vmeval", "trail", "boil:18+drift:19+crushed", False),
+    # ... a 9x7 MazePlot maze in a square plot, the frame a column wider than the maze: blurred,
+    # the frame read as its border, the maze file's 7 columns stretched over 8 ("maze changed")
+    (84848, 21, "mazeplot", "backtrack", "boil:18+drift:19+crushed", True),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

@@ -717,6 +717,34 @@ def test_a_dark_row_along_the_frames_edge_is_not_the_mazes_border(caption: bool)
     assert np.array_equal(reading.spec.walls, spec.walls)
 
 
+@pytest.mark.parametrize("side", ["right", "bottom", "left"])
+def test_a_plot_frame_wider_than_the_maze_is_cut_back_to_the_mazes_side(side: str) -> None:
+    # maze-dataset's MazePlot draws a 9x7 maze in a square plot: the plot's frame runs a column
+    # past the maze's own side, a 1-px line blur leaves paler than the frame. The frame was read
+    # as the border and the maze file's 7 columns stretched over 8 (mazeworld 84848 v00021
+    # boiled, drifted and crushed: "maze changed", a teleport); the frame cut back to the line
+    # before its empty strip is a further place to read the maze
+    import cv2
+
+    from cvcheck.maze.read import _ink_and_colour, _within_frame
+
+    img, spec = _thin_lines(40, 1, 60, margin=50)
+    h, w = img.shape[:2]
+    maze = (50.0, 50.0, h - 50.0, w - 50.0)  # its border lines' centres
+    frame = list(maze)
+    frame[{"left": 1, "bottom": 2, "right": 3}[side]] += -40 if side == "left" else 40
+    canvas = np.full((h + 100, w + 100, 3), 255, np.uint8)
+    canvas[50:50 + h, 50:50 + w] = img
+    t, l, b, r = (int(v) + 50 for v in frame)
+    cv2.rectangle(canvas, (l, t), (r, b), (0, 0, 0), 2)
+    dark = _ink_and_colour(cv2.GaussianBlur(canvas, (0, 0), 1.6))[0]
+    cut = _within_frame(dark, (t, l, b, r), (2.0, 2.0, 2.0, 2.0))
+    assert cut is not None
+    assert np.allclose(cut[0], [v + 50 for v in maze], atol=1.5)
+    # the maze's own border holds no empty strip: nothing to cut
+    assert _within_frame(dark, tuple(v + 50 for v in maze), (1.0, 1.0, 1.0, 1.0)) is None
+
+
 def test_faint_lines_on_a_white_card_amid_black_bars_are_the_maze_not_the_card() -> None:
     # a thin-line maze blurred paler than ink, on a white card between black bars: the card's
     # edge, the only ink structure, was read from the inside as the maze's border and the
