@@ -248,7 +248,8 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
     bars, is then taken for the border. Last, the largest structure of faint ink, when
     :func:`find_box` took a darker one: a caption's black text beside a maze drawn in pale
     grey lines (mazeworld 73737 v00144 shaken, flickered and crushed: read as a 6x3 maze in
-    the word "Frame")."""
+    the word "Frame"); then the first box cut back to the maze's side where it holds an empty
+    strip (:func:`_within_frame`: a plot's frame drawn wider than the maze)."""
     given: list[Box] = []
     first: list[tuple[Box, tuple[float, float, float, float]]] = []
 
