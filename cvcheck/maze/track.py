@@ -293,7 +293,9 @@ def _twin_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
     v00155 boiled, drifted and crushed: a trail piece two cells back, "did not stay"). The
     longest such; None when there is none."""
     last = current.last()
-    twins = [tr for tr in pool if tr is not current and tr.start == current.end < tr.end
+    # (beginning after the followed one began: a tracklet cut back to its first sightings is
+    # never continued by itself whole, which is cut back again, for ever)
+    twins = [tr for tr in pool if tr is not current and current.start < tr.start == current.end < tr.end
              and float(np.hypot(*(tr.first() - last))) <= TWIN_RADIUS]
     return max(twins, key=lambda tr: tr.end, default=None)
 

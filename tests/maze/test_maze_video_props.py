@@ -154,6 +154,27 @@ def test_tracker_follows_the_agent_seen_twice_in_the_frame_its_tracklet_ends() -
     assert np.allclose(track.pos[-len(stay):, 1], [b.col for b in stay])
 
 
+def test_tracker_ends_when_the_twin_it_follows_is_cut_back_to_its_first_sighting() -> None:
+    # the copy of the agent seen twice in one frame goes on with held (stale) sightings while
+    # another object appears: cut back to its first sighting, it was continued by itself whole
+    # again, cut back again, for ever - a verify that never returned (mazeworld 81818 at 240p,
+    # ghosted and watermarked). Run on a thread: a loop must fail the test, not hang the suite.
+    import threading
+
+    walk = [[Blob(1.5, 3.5 + 0.3 * t, 0.015)] for t in range(10)]
+    frames = walk + [[Blob(1.5, 6.5, 0.015), Blob(1.5, 6.52, 0.01)]]   # seen twice
+    frames += [[Blob(1.5, 6.53, 0.015, fresh=False)] for _ in range(4)]  # then held, not fresh
+    for t in (12, 13):  # another object appears meanwhile
+        frames[t] = frames[t] + [Blob(7.5, 7.5, 0.015)]
+    out: list[Track] = []
+    worker = threading.Thread(target=lambda: out.append(build_track(frames, start=(1.5, 3.5), max_gap=12)),
+                              daemon=True)
+    worker.start()
+    worker.join(120)  # (returns at once; the margin is for a busy machine)
+    assert out, "build_track did not return"
+    assert np.allclose(out[0].pos[:10, 1], [b[0].col for b in walk])
+
+
 def test_tracker_keeps_the_agent_that_walks_back_over_the_start_marker_as_one_blob_with_it() -> None:
     # a small dot leaves the start marker, walks down and back up over it, and leaves
     # sideways. Paled (a watermark passing over it), it merged with the marker into one blob
