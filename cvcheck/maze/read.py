@@ -267,9 +267,9 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
             yield found
 
 
+FRAME_INK = 0.06   #: darkness that counts as ink in a frame's strip (a blurred 1-px line keeps about twice this)
 FRAME_LINE = 0.95  #: a line across this share of a box's inside ...
 FRAME_EMPTY = 0.05  #: ... with beyond it, up to the box's side, no column (row) inked on more than this share
-FRAME_INK = 0.06   #: (darkness that counts as ink here: a blurred 1-px line keeps about twice this)
 FRAME_STRIP = 0.04  #: ... over at least this share of the box's width (height) is the maze's side
 
 
