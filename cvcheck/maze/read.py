@@ -305,11 +305,10 @@ def _within_frame(dark: np.ndarray, box: Box, bands: tuple[float, float, float, 
             strip = strip[3:-3] if strip.size > 6 else strip[:0]  # (the blurred sides of both lines left out)
             if strip.size < max(8, FRAME_STRIP * size) or strip.max() > FRAME_EMPTY:
                 continue
-            # the line's centre: its columns (rows) over FRAME_LINE next to the edge
-            run = [edge]
-            while 0 <= run[-1] + (1 if end == 0 else -1) < size and \
-                    profile[run[-1] + (1 if end == 0 else -1)] >= FRAME_LINE:
-                run.append(run[-1] + (1 if end == 0 else -1))
+            # the line's centre: its columns (rows) over FRAME_LINE next to the edge, inwards
+            inwards, run = (1 if end == 0 else -1), [edge]
+            while 0 <= run[-1] + inwards < size and profile[run[-1] + inwards] >= FRAME_LINE:
+                run.append(run[-1] + inwards)
             side = (0 if axis == 0 else 1) + 2 * end
             sides[side] = lo + float(np.mean(run))
             widths[side] = max(1.0, float(round(len(run) / 2)))  # (a blurred line's core, about its width)

@@ -206,6 +206,8 @@ class FrameAnalyser:
         # the goal's cell and its neighbours (a maze cell is 2k canvas px wide on a lines
         # canvas, k on a lattice one, 2k from the next), kept for the last frames
         self._near_goal_at = tuple(slice(max(0, int(c) - 3 * k), int(c) + 3 * k + 1) for c in self._goal_px)
+        half = k if self.lines else k // 2 + 1  # the goal's own cell (see _faint_goal)
+        self._goal_cell_at = tuple(slice(max(0, int(c) - half), int(c) + half + 1) for c in self._goal_px)
         self._near_goal: deque[tuple[int, np.ndarray]] = deque(maxlen=NEAR_GOAL_FRAMES)
         self.pale_floor = int(max(PALE_MIN_SATURATION, PALE_SHARE * vivid)) if vivid and self.agent_px else None
         self._paper_at = self._paper_points()
@@ -557,16 +559,26 @@ class FrameAnalyser:
         left the goal, 130-140 before); :func:`~.video_metrics.seen_pale_off_goal` reads them."""
         if self.pale_floor is None or self.agent_px is None:
             return []
-        st, k = self.style, float(self.k)
-        y0, x0 = self._near_goal_at[0].start, self._near_goal_at[1].start
+        origin = (self._near_goal_at[0].start, self._near_goal_at[1].start)
         lo, hi = MOVER_SIZE[0] * self.agent_px, MOVER_SIZE[1] * self.agent_px
+        return [(index, [b for px, b in self._objects_in(window, origin, self.style.agent_hue, self.pale_floor)
+                         if lo <= px <= hi])
+                for index, window in self._near_goal]
+
+    def _objects_in(self, window: np.ndarray, origin: tuple[int, int], hue: tuple[int, int],
+                    floor: int) -> list[tuple[float, Blob]]:
+        """The objects of ``hue`` at saturation ``floor`` or more in ``window`` (HSV, a part of
+        the canvas from canvas pixel ``origin``), each as (area in canvas pixels, Blob)."""
+        if window.size == 0:
+            return []
+        mask = hue_mask(window, hue, min_saturation=floor, min_value=self.style.min_value)
+        count, _, stats, cents = components(mask)
+        k, (y0, x0) = float(self.k), origin
         out = []
-        for index, window in self._near_goal:
-            mask = hue_mask(window, st.agent_hue, min_saturation=self.pale_floor, min_value=st.min_value)
-            count, _, stats, cents = components(mask)
-            out.append((index, [Blob(row=self._lattice(cents[i][1] + y0), col=self._lattice(cents[i][0] + x0),
-                                     area=float(stats[i, cv2.CC_STAT_AREA]) / (k * k))
-                                for i in range(1, count) if lo <= stats[i, cv2.CC_STAT_AREA] <= hi]))
+        for i in range(1, count):
+            px = float(stats[i, cv2.CC_STAT_AREA])
+            out.append((px, Blob(row=self._lattice(cents[i][1] + y0), col=self._lattice(cents[i][0] + x0),
+                                 area=px / (k * k))))
         return out
 
     def _hsv_rows(self, canvas: np.ndarray, runs: Runs) -> np.ndarray:
@@ -660,22 +672,13 @@ class FrameAnalyser:
         minimum area (a thin red flag resampled onto the canvas and re-encoded at a low bit rate,
         its colour flickering around the floor: mazeworld 73737 v00031 shaken, flickered and
         crushed read "goal missing" in 10 frames), or None."""
-        st, k = self.style, self.k
-        half = k if self.lines else k // 2 + 1  # (its cell: 2k wide on a lines canvas, k on a lattice one)
-        y0, x0 = (max(0, int(c) - half) for c in self._goal_px)
-        y1, x1 = (min(n, int(c) + half + 1) for c, n in zip(self._goal_px, hsv.shape[:2]))
-        if y1 <= y0 or x1 <= x0:
+        st, (rows, cols) = self.style, self._goal_cell_at  # (its cell: 2k wide on a lines canvas, k on a lattice one)
+        found = self._objects_in(hsv[rows, cols], (rows.start, cols.start), st.goal_hue,
+                                 int(GOAL_FAINT * st.min_saturation))
+        if not found:
             return None
-        mask = hue_mask(hsv[y0:y1, x0:x1], st.goal_hue, min_saturation=int(GOAL_FAINT * st.min_saturation),
-                        min_value=st.min_value)
-        count, _, stats, cents = components(mask)
-        if count <= 1:
-            return None
-        i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        area = float(stats[i, cv2.CC_STAT_AREA])
-        if area < self.goal_min_px:
-            return None
-        return Blob(row=self._lattice(cents[i][1] + y0), col=self._lattice(cents[i][0] + x0), area=area / (k * k))
+        px, largest = max(found, key=lambda f: f[0])
+        return largest if px >= self.goal_min_px else None
 
     def _layout(self, canvas: np.ndarray, hsv: np.ndarray, runs: Runs | None) -> float:
         """The wall layout IoU; ``runs``: the rows changed since the last frame, whose cached
