@@ -62,6 +62,8 @@ MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent 
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
+GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it, and as what stood there
+GHOST_STILL = 0.5     #: ... a frame before (within this many lattice cells), is the agent's ghost (see _without_ghosts)
 NEAR_GOAL_FRAMES = 64  #: the canvas around the goal is kept for this many last frames (see pale_near_goal)
 PALE_SHARE = 0.3      #: an object down to this share of the agent's learned saturation is the agent paled ...
 PALE_MIN_SATURATION = 40  #: ... and never under this saturation (see pale_near_goal)
@@ -191,6 +193,8 @@ class FrameAnalyser:
         self._agent_memo: _AgentMemo | None = None
         self._trail_read: tuple[float | None, bool] = (None, False)
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
+        # the last frame analysed, its fresh agent blobs kept and how vivid each was (see _without_ghosts)
+        self._last_agents: tuple[int, list[tuple[Blob, float | None]]] | None = None
         # where the agent's look was learned, as if kept the frame before: continued by faint
         # blobs only, and only until an agent blob is first kept (see _continued)
         self._seed = None if agent_seen is None else (agent_seen[0] - 1, 2 * agent_seen[1] + 0.5,
@@ -537,9 +541,7 @@ class FrameAnalyser:
             if (moved := self._relocate(frame, iou)) is not None:
                 iou, canvas, hsv = moved
                 runs, self._stale = [(0, canvas.shape[0])], True  # what is kept followed the old place
-        agent, found = self._agent_objects(hsv, runs)
-        agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
-        self._follow_vividness(hsv, agents)
+        agent, agents = self._agents(index, hsv, runs)
         goals = self._goal_blobs(hsv, runs)
         best_goal = max(goals, key=lambda b: b.area) if goals else self._faint_goal(hsv)
         faint = best_goal is not None and not goals
@@ -548,6 +550,18 @@ class FrameAnalyser:
             self._near_goal.append((index, hsv[self._near_goal_at].copy()))
         return FrameObs(index=index, iou=iou, agents=tuple(agents), goal=best_goal, goal_covered=covered,
                         goal_faint=faint), canvas
+
+    def _agents(self, index: int, hsv: np.ndarray, runs: Runs) -> tuple[np.ndarray, list[Blob]]:
+        """The agent mask of frame ``index`` and the agent blobs kept in it (its objects less
+        the agent's ghost, then its movers: :meth:`_continued`); the saturation floor follows
+        how vivid they are."""
+        agent, found = self._agent_objects(hsv, runs)
+        found = self._without_ghosts(index, hsv, found)
+        agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
+        vivid = [(b, self._vividness(hsv, b)) for b in agents if b.fresh]
+        self._last_agents = (index, vivid)
+        self._follow_vividness(vivid)
+        return agent, agents
 
     def pale_near_goal(self) -> list[tuple[int, list[Blob]]]:
         """Per frame of the last NEAR_GOAL_FRAMES analysed: the agent-hued objects in and
@@ -892,8 +906,9 @@ class FrameAnalyser:
                     return True
         return False
 
-    def _follow_vividness(self, hsv: np.ndarray, agents: list[Blob]) -> None:
-        """Set the agent's saturation floor for the next frame from how vivid it is now.
+    def _follow_vividness(self, agents: list[tuple[Blob, float | None]]) -> None:
+        """Set the agent's saturation floor for the next frame from how vivid it is now
+        (``agents``: the fresh agent blobs kept, each with its :meth:`_vividness`).
 
         The floor learned from the first frames holds an agent that sits still on the start;
         one that pales as the video goes on (a colour drift, a moving agent smeared by H.264)
@@ -909,11 +924,49 @@ class FrameAnalyser:
         st = self.style
         if st.agent_saturation <= st.min_saturation:
             return
-        vivid = max((v for b in agents if b.fresh and (v := self._vividness(hsv, b)) is not None), default=None)
+        vivid = max((v for _, v in agents if v is not None), default=None)
         if vivid is None:
             return
         self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, VIVID_SHARE * vivid)))
         self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
+
+    def _without_ghosts(self, index: int, hsv: np.ndarray, blobs: list[Blob]) -> list[Blob]:
+        """``blobs`` less the agent's ghost: frame blending or a long shutter draws a fast
+        agent twice, where it is and, paler, where it was a frame before (mazeworld 81818
+        v00086 ghosted: a 2-fps strip, saturation 150 where it is, 100 a cell back). Nearest
+        the last position, the ghost would be followed and the agent, a cell on, lost.
+
+        A fresh blob is a ghost where an agent blob kept in the frame just before stood
+        (within GHOST_STILL) and it is at most GHOST_PALER as vivid as that one was, while
+        another fresh blob within a frame's reach (CONTINUE_RADIUS) that stood nowhere a
+        frame before is at least 1 / GHOST_PALER as vivid as it: the agent moved on. An
+        agent that stays keeps its colour, and a still look-alike beside it is no paler
+        than it was, so neither is taken for a ghost."""
+        last = self._last_agents
+        fresh = [b for b in blobs if b.fresh]
+        if len(fresh) < 2 or last is None or last[0] != index - 1 or not last[1]:
+            return blobs
+
+        def stood(b: Blob) -> float | None:
+            """How vivid the agent blob kept a frame before where ``b`` is was (0 when it
+            was not measured), or None when none stood there."""
+            near = [(float(np.hypot(b.row - p.row, b.col - p.col)), v or 0.0) for p, v in last[1]]
+            d, v = min(near)
+            return v if d <= GHOST_STILL else None
+
+        vivid = {id(b): self._vividness(hsv, b) for b in fresh}
+        ghosts = set()
+        for g in fresh:
+            was, now = stood(g), vivid[id(g)]
+            if was is None or now is None or now > GHOST_PALER * was:
+                continue
+            for a in fresh:
+                va = vivid[id(a)]
+                if (a is not g and va is not None and now <= GHOST_PALER * va and stood(a) is None
+                        and float(np.hypot(a.row - g.row, a.col - g.col)) <= CONTINUE_RADIUS):
+                    ghosts.add(id(g))
+                    break
+        return [b for b in blobs if id(b) not in ghosts] if ghosts else blobs
 
     def _vividness(self, hsv: np.ndarray, b: Blob) -> float | None:
         """The upper-quartile saturation of the agent-hued, coloured pixels around blob ``b``

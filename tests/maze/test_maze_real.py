@@ -275,6 +275,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                              # frame, drawn paler than the floor; the marker it left followed
     (81818, 104, "vmeval", "valid", "ghost"),  # ... the dot likewise, its floor learned from its peak
     (81818, 138, "mazeplot", "backtrack", "ghost"),  # ... the star: lost, then "across a wall" where found again
+    (81818, 86, "mmgr", "backtrack", "ghost"),  # ... a 2-fps strip: the square's ghost a cell back, nearest
+                                                # the last position, followed; the square lost, "teleport"
     (73737, 75, "vmeval", "walls_minor", "ghost"),  # the dot passing a still green look-alike took its place
                                                     # among the objects seen lately: the look-alike "continued" it
     (81818, 99, "mazeplot", "backtrack", "roll"),  # the camera turning 3 degrees: the thin lines drifted off the

@@ -477,8 +477,11 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
         hsv[..., 2] = 255
         hsv[30:37, 30:37] = (65, saturation, 200)      # the agent, centred on lattice (3.3, 3.3)
         hsv[33:35, 10:30] = (65, saturation // 2, 230)  # its trail: half as vivid
-        analyser._follow_vividness(hsv, [Blob(3.3, 3.3, 0.49)])
+        follow(hsv, [Blob(3.3, 3.3, 0.49)])
         return analyser.agent_floor
+
+    def follow(hsv: np.ndarray, blobs: list[Blob]) -> None:
+        analyser._follow_vividness([(b, analyser._vividness(hsv, b)) for b in blobs])
 
     assert seen_at(150) == int(VIVID_SHARE * 150)
     assert seen_at(150) > 150 // 2                   # the trail stays under the floor
@@ -487,7 +490,7 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
     assert analyser.lowest_agent_floor == 100
     # two agent-coloured objects: which one is the agent is the tracker's call; the floor stays
     before = analyser.agent_floor
-    analyser._follow_vividness(np.zeros((110, 110, 3), np.uint8), [Blob(3.3, 3.3, 0.49), Blob(7.5, 7.5, 0.49)])
+    follow(np.zeros((110, 110, 3), np.uint8), [Blob(3.3, 3.3, 0.49), Blob(7.5, 7.5, 0.49)])
     assert analyser.agent_floor == before
 
 
@@ -658,6 +661,50 @@ def test_a_trail_drawn_up_to_where_a_vivid_agent_was_is_no_mover() -> None:
             trail = [(31, 13, width, max(0, x - 8 - 13), int(rng.choice([95, 105])))] if i else []
             kept = _kept(analyser, 100 * width + i, _paint([*trail, (30, x, 7, 7, 250)]))
             assert np.allclose([b.col for b in kept], [(x + 3.5) / 10]), (width, i, kept)
+
+
+def _strip_analyser():  # type: ignore[no-untyped-def]
+    """A 5x5 maze's analyser at 10 canvas px a lattice cell, for a learned agent of 7 x 7 px at
+    saturation 250 (floor 100, the colour floor 60)."""
+    from dataclasses import replace
+
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=60, agent_min_saturation=100,
+                    agent_area=0.49, agent_vividness=250)
+    return FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
+
+
+@pytest.mark.parametrize("share", [0.4, 0.45])
+def test_the_ghost_of_a_fast_agent_where_it_was_a_frame_before_is_not_kept(share: float) -> None:
+    # a 2-fps strip blended with the frame before (mazeworld 81818 v00086 ghosted): the agent a
+    # maze cell on each frame at (1 - share) of its colour and, at share, where it was; nearest
+    # the last position, the ghost was followed and the agent lost. Walking on, stopping, back.
+    analyser = _strip_analyser()
+    lefts = [10, 30, 50, 70, 70, 50, 30, 50, 50]  # the agent's left edge, canvas px (a maze cell: 20 px)
+    for i, x in enumerate(lefts):
+        moved = i and lefts[i - 1] != x
+        drawn = [(30, lefts[i - 1], 7, 7, int(share * 250)), (30, x, 7, 7, int((1 - share) * 250))] if moved \
+            else [(30, x, 7, 7, 250)]
+        _, kept = analyser._agents(i, _paint(drawn), [(0, 110)])
+        assert [round(b.col, 2) for b in kept] == [(x + 3.5) / 10], (i, kept)
+
+
+def test_no_still_object_beside_the_agent_is_taken_for_its_ghost() -> None:
+    # a pale look-alike standing beside the path (its colour as it was) and the agent standing
+    # while a vivid one appears beside it (it does not pale where it stands): all are kept
+    analyser = _strip_analyser()
+    look_alike = (50, 50, 7, 7, 110)  # a maze cell above the path
+    for i, x in enumerate([10, 30, 50, 70]):
+        _, kept = analyser._agents(i, _paint([look_alike, (70, x, 7, 7, 150)]), [(0, 110)])
+        assert len(kept) == 2, (i, kept)
+    analyser = _strip_analyser()
+    for i in range(4):
+        drawn = [(30, 30, 7, 7, 150)] + ([(30, 50, 7, 7, 250)] if i >= 2 else [])
+        _, kept = analyser._agents(i, _paint(drawn), [(0, 110)])
+        assert 3.35 in [round(b.col, 2) for b in kept], (i, kept)
 
 
 @pytest.mark.parametrize("h, w, longest", [(7, 7, 1.01), (1, 1, 1.0), (2, 20, 12.0), (20, 3, 8.0)])
