@@ -64,6 +64,7 @@ MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
 GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it, and as what stood there
 GHOST_STILL = 0.5     #: ... a frame before (within this many lattice cells), is the agent's ghost (see _without_ghosts)
+GHOST_SIZE = (0.5, 2.0)  #: ... where it is about the agent's size (shares of the agent blob's area)
 NEAR_GOAL_FRAMES = 64  #: the canvas around the goal is kept for this many last frames (see pale_near_goal)
 PALE_SHARE = 0.3      #: an object down to this share of the agent's learned saturation is the agent paled ...
 PALE_MIN_SATURATION = 40  #: ... and never under this saturation (see pale_near_goal)
@@ -939,9 +940,11 @@ class FrameAnalyser:
         A fresh blob is a ghost where an agent blob kept in the frame just before stood
         (within GHOST_STILL) and it is at most GHOST_PALER as vivid as that one was, while
         another fresh blob within a frame's reach (CONTINUE_RADIUS) that stood nowhere a
-        frame before is at least 1 / GHOST_PALER as vivid as it: the agent moved on. An
-        agent that stays keeps its colour, and a still look-alike beside it is no paler
-        than it was, so neither is taken for a ghost."""
+        frame before is at least 1 / GHOST_PALER as vivid as it and about its size
+        (GHOST_SIZE): the agent moved on. An agent that stays keeps its colour, a still
+        look-alike beside it is no paler than it was, and specks a blurred star leaves
+        behind are far smaller than it (mazeworld 81818 v00138 blurred, watermarked and
+        drifting), so none is taken for a ghost."""
         last = self._last_agents
         fresh = [b for b in blobs if b.fresh]
         if len(fresh) < 2 or last is None or last[0] != index - 1 or not last[1]:
@@ -963,6 +966,7 @@ class FrameAnalyser:
             for a in fresh:
                 va = vivid[id(a)]
                 if (a is not g and va is not None and now <= GHOST_PALER * va and stood(a) is None
+                        and GHOST_SIZE[0] * a.area <= g.area <= GHOST_SIZE[1] * a.area
                         and float(np.hypot(a.row - g.row, a.col - g.col)) <= CONTINUE_RADIUS):
                     ghosts.add(id(g))
                     break

@@ -333,6 +333,8 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # ... a 9x7 MazePlot maze in a square plot, the frame a column wider than the maze: blurred,
     # the frame read as its border, the maze file's 7 columns stretched over 8 ("maze changed")
     (84848, 21, "mazeplot", "backtrack", "boil:18+drift:19+crushed", True),
+    # blurred, watermarked and drifting: specks a moving star left behind, paler, are no ghost of it
+    (73737, 138, "mazeplot", "backtrack", "blur+watermark:16+drift:17", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

@@ -693,13 +693,18 @@ def test_the_ghost_of_a_fast_agent_where_it_was_a_frame_before_is_not_kept(share
 
 
 def test_no_still_object_beside_the_agent_is_taken_for_its_ghost() -> None:
-    # a pale look-alike standing beside the path (its colour as it was) and the agent standing
-    # while a vivid one appears beside it (it does not pale where it stands): all are kept
+    # a pale look-alike standing beside the path (its colour as it was), specks left where the
+    # agent was, and the agent standing while a vivid one appears beside it (it does not pale
+    # where it stands): all are kept
     analyser = _strip_analyser()
     look_alike = (50, 50, 7, 7, 110)  # a maze cell above the path
     for i, x in enumerate([10, 30, 50, 70]):
         _, kept = analyser._agents(i, _paint([look_alike, (70, x, 7, 7, 150)]), [(0, 110)])
         assert len(kept) == 2, (i, kept)
+    analyser = _strip_analyser()  # specks a blurred star leaves behind, paler, are far smaller than it
+    _, kept = analyser._agents(0, _paint([(30, 30, 7, 7, 250)]), [(0, 110)])
+    _, kept = analyser._agents(1, _paint([(32, 32, 4, 4, 150), (30, 50, 7, 7, 250)]), [(0, 110)])
+    assert len(kept) == 2, kept
     analyser = _strip_analyser()
     for i in range(4):
         drawn = [(30, 30, 7, 7, 150)] + ([(30, 50, 7, 7, 250)] if i >= 2 else [])
