@@ -943,7 +943,7 @@ class FrameAnalyser:
         frame before is at least 1 / GHOST_PALER as vivid as it and about its size
         (GHOST_SIZE): the agent moved on. An agent that stays keeps its colour, a still
         look-alike beside it is no paler than it was, and specks a blurred star leaves
-        behind are far smaller than it (mazeworld 81818 v00138 blurred, watermarked and
+        behind are far smaller than it (mazeworld 73737 v00138 blurred, watermarked and
         drifting), so none is taken for a ghost."""
         last = self._last_agents
         fresh = [b for b in blobs if b.fresh]
@@ -951,14 +951,14 @@ class FrameAnalyser:
             return blobs
 
         def stood(b: Blob) -> float | None:
-            """How vivid the agent blob kept a frame before where ``b`` is was (0 when it
-            was not measured), or None when none stood there."""
+            """How vivid the agent blob kept a frame before at ``b``'s place was (0 when
+            not measured), or None when none was kept there."""
             near = [(float(np.hypot(b.row - p.row, b.col - p.col)), v or 0.0) for p, v in last[1]]
             d, v = min(near)
             return v if d <= GHOST_STILL else None
 
         vivid = {id(b): self._vividness(hsv, b) for b in fresh}
-        ghosts = set()
+        ghosts: set[int] = set()
         for g in fresh:
             was, now = stood(g), vivid[id(g)]
             if was is None or now is None or now > GHOST_PALER * was:

@@ -692,7 +692,7 @@ def test_the_ghost_of_a_fast_agent_where_it_was_a_frame_before_is_not_kept(share
         assert [round(b.col, 2) for b in kept] == [(x + 3.5) / 10], (i, kept)
 
 
-def test_no_still_object_beside_the_agent_is_taken_for_its_ghost() -> None:
+def test_look_alikes_specks_and_a_standing_agent_are_not_taken_for_a_ghost() -> None:
     # a pale look-alike standing beside the path (its colour as it was), specks left where the
     # agent was, and the agent standing while a vivid one appears beside it (it does not pale
     # where it stands): all are kept
