@@ -62,7 +62,8 @@ MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent 
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
-GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it, and as what stood there
+GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it,
+GHOST_FADED = 0.9     #: ... and at most this share as vivid as what stood there
 GHOST_STILL = 0.5     #: ... a frame before (within this many lattice cells), is the agent's ghost (see _without_ghosts)
 GHOST_SIZE = (0.5, 2.0)  #: ... where it is about the agent's size (shares of the agent blob's area)
 NEAR_GOAL_FRAMES = 64  #: the canvas around the goal is kept for this many last frames (see pale_near_goal)
@@ -938,7 +939,9 @@ class FrameAnalyser:
         the last position, the ghost would be followed and the agent, a cell on, lost.
 
         A fresh blob is a ghost where an agent blob kept in the frame just before stood
-        (within GHOST_STILL) and it is at most GHOST_PALER as vivid as that one was, while
+        (within GHOST_STILL) and it is at most GHOST_FADED as vivid as that one was (a
+        trail drawn where the agent was keeps its ghost nearly as vivid: mazeworld 93939
+        v00038 ghosted at 25 %, 0.85 of it in the frame it reached the goal), while
         another fresh blob within a frame's reach (CONTINUE_RADIUS) that stood nowhere a
         frame before is at least 1 / GHOST_PALER as vivid as it and about its size
         (GHOST_SIZE): the agent moved on. An agent that stays keeps its colour, a still
@@ -961,7 +964,7 @@ class FrameAnalyser:
         ghosts: set[int] = set()
         for g in fresh:
             was, now = stood(g), vivid[id(g)]
-            if was is None or now is None or now > GHOST_PALER * was:
+            if was is None or now is None or now > GHOST_FADED * was:
                 continue
             for a in fresh:
                 va = vivid[id(a)]

@@ -277,6 +277,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 138, "mazeplot", "backtrack", "ghost"),  # ... the star: lost, then "across a wall" where found again
     (81818, 86, "mmgr", "backtrack", "ghost"),  # ... a 2-fps strip: the square's ghost a cell back, nearest
                                                 # the last position, followed; the square lost, "teleport"
+    (93939, 38, "vmeval", "trail", "ghost@0.25"),  # ... a dot drawing a trail in a 2-fps strip, ghosted at 25 %:
+                                                   # its trail kept its ghost 0.85 as vivid as it had been there
     (73737, 75, "vmeval", "walls_minor", "ghost"),  # the dot passing a still green look-alike took its place
                                                     # among the objects seen lately: the look-alike "continued" it
     (81818, 99, "mazeplot", "backtrack", "roll"),  # the camera turning 3 degrees: the thin lines drifted off the
@@ -400,7 +402,7 @@ def test_a_drifting_white_balance_is_brought_back_to_the_first_frames_paper(tmp_
 def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str, *,
                         with_maze_file: bool = False, frame_sizes: str = "standard", tone: bool = False,
                         degraded: str | None = None, file_format: str | None = None) -> None:
-    from benchmarks.maze_degraded import degrade_video
+    from benchmarks.maze_degraded import GHOST, degrade_video
     from benchmarks.maze_formats import FORMATS, reencode
     from benchmarks.mazeworld.corpus import CaseSpec, build_video
     from benchmarks.mazeworld.tone import DEFAULT_SEED, retone_video, tone_params
@@ -411,11 +413,13 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
         answer = tmp_path / "toned.mp4"
         retone_video(tmp_path / "answer.mp4", answer, tone_params(DEFAULT_SEED, "video", index), crf=params["crf"])
     # degraded once more, or several times over (benchmarks/maze_degraded.py, as in a corpus copy of
-    # videos only, or a copy of a copy): "how" or "how:seed", joined by "+"
+    # videos only, or a copy of a copy): "how" or "how:seed", joined by "+" ("ghost@share": ghosted
+    # at another share than maze_degraded's default)
     for n, step in enumerate(degraded.split("+") if degraded else []):
         how, _, grain = step.partition(":")
+        how, _, share = how.partition("@")
         src, answer = answer, tmp_path / f"degraded{n}.mp4"
-        degrade_video(src, answer, how, seed=int(grain or 7), line=index)
+        degrade_video(src, answer, how, seed=int(grain or 7), line=index, ghost=float(share) if share else GHOST)
     if file_format:  # re-encoded in another file format (benchmarks/maze_formats.py)
         answer = tmp_path / f"answer-{file_format}{FORMATS[file_format].suffix}"
         reencode(tmp_path / "answer.mp4", answer, file_format)
