@@ -65,7 +65,7 @@ MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object th
 GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it,
 GHOST_FADED = 0.9     #: ... and at most this share as vivid as what stood there
 GHOST_STILL = 0.5     #: ... a frame before (within this many lattice cells), is the agent's ghost (see _without_ghosts)
-GHOST_SIZE = (0.5, 2.0)  #: ... where it is about the agent's size (shares of the agent blob's area)
+GHOST_SIZE = (0.3, 2.0)  #: ... where it is about the agent's size (shares of the agent blob's area)
 NEAR_GOAL_FRAMES = 64  #: the canvas around the goal is kept for this many last frames (see pale_near_goal)
 PALE_SHARE = 0.3      #: an object down to this share of the agent's learned saturation is the agent paled ...
 PALE_MIN_SATURATION = 40  #: ... and never under this saturation (see pale_near_goal)
@@ -944,10 +944,11 @@ class FrameAnalyser:
         v00038 ghosted at 25 %, 0.85 of it in the frame it reached the goal), while
         another fresh blob within a frame's reach (CONTINUE_RADIUS) that stood nowhere a
         frame before is at least 1 / GHOST_PALER as vivid as it and about its size
-        (GHOST_SIZE): the agent moved on. An agent that stays keeps its colour, a still
-        look-alike beside it is no paler than it was, and specks a blurred star leaves
-        behind are far smaller than it (mazeworld 73737 v00138 blurred, watermarked and
-        drifting), so none is taken for a ghost."""
+        (GHOST_SIZE; a ghost over a trail shows in part only: 0.43 of the square in mazeworld
+        93939 v00012 ghosted at 25 %): the agent moved on. An agent that stays keeps its
+        colour, a still look-alike beside it is no paler than it was, and specks a blurred
+        star leaves behind are far smaller than it (0.02 of it: mazeworld 73737 v00138
+        blurred, watermarked and drifting), so none is taken for a ghost."""
         last = self._last_agents
         fresh = [b for b in blobs if b.fresh]
         if len(fresh) < 2 or last is None or last[0] != index - 1 or not last[1]:

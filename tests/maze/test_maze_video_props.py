@@ -703,7 +703,7 @@ def test_look_alikes_specks_and_a_standing_agent_are_not_taken_for_a_ghost() -> 
         assert len(kept) == 2, (i, kept)
     analyser = _strip_analyser()  # specks a blurred star leaves behind, paler, are far smaller than it
     _, kept = analyser._agents(0, _paint([(30, 30, 7, 7, 250)]), [(0, 110)])
-    _, kept = analyser._agents(1, _paint([(32, 32, 4, 4, 150), (30, 50, 7, 7, 250)]), [(0, 110)])
+    _, kept = analyser._agents(1, _paint([(32, 32, 4, 3, 150), (30, 50, 7, 7, 250)]), [(0, 110)])
     assert len(kept) == 2, kept
     analyser = _strip_analyser()
     for i in range(4):
