@@ -287,10 +287,10 @@ def _within_frame(dark: np.ndarray, box: Box, bands: tuple[float, float, float, 
     x0, x1 = int(math.ceil(l + bl)) + 1, int(r - br)
     if y1 - y0 < 8 or x1 - x0 < 8:
         return None
-    inked = dark[y0:y1, x0:x1] >= FRAME_INK
+    inked = (dark[y0:y1, x0:x1] >= FRAME_INK).astype(np.uint8)
     # (a line a pixel off between rows still covers them: its neighbours' ink counts)
-    cols = np.maximum.reduce([np.pad(inked, ((0, 0), (1, 1)))[:, i:i + inked.shape[1]] for i in range(3)])
-    rows = np.maximum.reduce([np.pad(inked, ((1, 1), (0, 0)))[i:i + inked.shape[0]] for i in range(3)])
+    cols = cv2.dilate(inked, np.ones((1, 3), np.uint8))
+    rows = cv2.dilate(inked, np.ones((3, 1), np.uint8))
     sides, widths = list(box), list(bands)
     for axis, profile, lo, size in ((1, cols.mean(axis=0), x0, x1 - x0), (0, rows.mean(axis=1), y0, y1 - y0)):
         for end in (0, 1):  # the near side (left, top), then the far one (right, bottom)
