@@ -78,6 +78,8 @@ BALANCE_STEP = 0.01  #: ... its gains set anew when they would move this much mo
 BALANCE_UNTIL = 0.015  #: ... and left alone again when every gain would come back this close to 1
 PAPER_MIN_VALUE = 120  #: paper samples: at least this bright (V) ...
 PAPER_MAX_CHROMA = 0.3  #: ... and at most this share of V in chroma (a cast paper, not a coloured object)
+WALL_SPLIT_MAX = 150  #: lattice walls: a neutral pixel under halfway from the walls' value to the paper's, and
+                      #: under this V, is wall too (see _wall_split)
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ class FrameAnalyser:
         self._goal_rows = np.zeros(0, bool)         # which rows of the goal mask have any
         self._iou: float | None = None
         self._row_counts: np.ndarray | None = None  # lattice: (intersection, union) per canvas row
+        self._split: int | None = None              # lattice: the V a neutral wall pixel is under (_wall_split)
         self._slot_sums: dict[bool, tuple[np.ndarray, np.ndarray]] = {}  # lines: per segment, see _line_means
         self.relocations = 0
         self._last_relocate = -RELOCATE_EVERY
@@ -703,7 +706,7 @@ class FrameAnalyser:
         if runs == [] and self._iou is not None:  # nothing changed: nor did what was read from it
             return self._iou
         if not self.lines:
-            inter, union = self._lattice_counts(canvas, runs)
+            inter, union = self._lattice_counts(canvas, hsv, runs)
         else:
             est_v, est_h, seen_v, seen_h = self.read_slots(hsv, runs)
             inter = np.count_nonzero(est_v & self.ref_v & seen_v) + np.count_nonzero(est_h & self.ref_h & seen_h)
@@ -713,11 +716,18 @@ class FrameAnalyser:
             self._iou = iou
         return iou
 
-    def _lattice_counts(self, canvas: np.ndarray, runs: Runs | None) -> tuple[int, int]:
+    def _lattice_counts(self, canvas: np.ndarray, hsv: np.ndarray, runs: Runs | None) -> tuple[int, int]:
         """Wall pixels drawn over the reference's (intersection) and either's (union), cared-for
-        pixels only; per canvas row, kept across frames."""
+        pixels only; per canvas row, kept across frames. A wall pixel is dark (the fixed rule,
+        :func:`~cvcheck.vision.colors.dark_mask`) or neutral and under :meth:`_wall_split`."""
+        split = self._wall_split(hsv)
+        neutral = self.style.min_saturation - 1
+
         def count(r0: int, r1: int) -> tuple[np.ndarray, np.ndarray]:
-            dark = colors.dark_mask(canvas[r0:r1]) & self.iou_care[r0:r1]
+            dark = colors.dark_mask(canvas[r0:r1])
+            if split > colors.DEFAULT_RULES.dark_max_value:
+                dark |= cv2.inRange(hsv[r0:r1], (0, 0, 0), (180, neutral, split - 1)) > 0
+            dark &= self.iou_care[r0:r1]
             ref = self.ref_care[r0:r1]
             return np.count_nonzero(dark & ref, axis=1), np.count_nonzero(dark | ref, axis=1)
 
@@ -731,6 +741,26 @@ class FrameAnalyser:
         for r0, r1 in runs:
             self._row_counts[0, r0:r1], self._row_counts[1, r0:r1] = count(r0, r1)
         return int(self._row_counts[0].sum()), int(self._row_counts[1].sum())
+
+    def _wall_split(self, hsv: np.ndarray) -> int:
+        """The value (V) under which a neutral lattice canvas pixel is wall: halfway from the
+        reference's walls to its open cells in the first canvas read (their medians; at most
+        WALL_SPLIT_MAX), or the fixed rule's where that read no dark walls. Fixed for the
+        video: a wall that fades in or out - drawn half-transparent, or blended with the frame
+        before by a long shutter (a one-frame change at 60 %: V ~100 over white paper) -
+        counts once it is nearer the walls' darkness than the paper's, as it does in either
+        direction."""
+        if self._split is None:
+            floor = colors.DEFAULT_RULES.dark_max_value
+            value = hsv[..., 2]
+            walls, paper = value[self.ref_care], value[self._paper_at]
+            split = floor
+            if walls.size and paper.size:
+                wall, open_ = float(np.median(walls)), float(np.median(paper))
+                if wall < floor < open_:
+                    split = int(np.clip((wall + open_) / 2, floor, WALL_SPLIT_MAX))
+            self._split = split
+        return self._split
 
     def _blobs(self, mask: np.ndarray, rect: Rect, min_px: float, *, with_overlap: bool,
                trail: bool = False) -> list[Blob]:

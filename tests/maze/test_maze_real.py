@@ -281,6 +281,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                    # its trail kept its ghost 0.85 as vivid as it had been there
     (93939, 12, "mmgr", "trail", "ghost@0.25"),  # ... a square drawing a trail in a 1-fps strip: its ghost
                                                  # over the trail seen in part, 0.43 of its size, and followed
+    (93939, 126, "mmgr", "walls_major", "ghost"),  # ... walls added for a frame, blended in at V ~102: above
+                                                   # the fixed dark rule, "the maze unchanged" (IoU 0.87)
     (73737, 75, "vmeval", "walls_minor", "ghost"),  # the dot passing a still green look-alike took its place
                                                     # among the objects seen lately: the look-alike "continued" it
     (81818, 99, "mazeplot", "backtrack", "roll"),  # the camera turning 3 degrees: the thin lines drifted off the

@@ -596,6 +596,36 @@ def test_line_walls_read_through_a_flickering_frame_but_not_through_erasing_or_f
     assert not v.any() and not h.any()
 
 
+def test_lattice_walls_count_once_nearer_the_walls_darkness_than_the_papers() -> None:
+    # a one-frame maze change blended with the frame before by a long shutter (mazeworld 93939
+    # v00126 ghosted at 40 %): walls added in that frame show at 0.6 of their darkness (V ~108
+    # over white paper, the walls at 20), above the fixed dark rule (V < 100), and the layout
+    # passed at IoU 0.87 - they are nearer the walls' darkness than the paper's. Walls faded in
+    # to a third, and a dark-coloured object of the same value, are no walls.
+    from cvcheck.config import Config
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    spec = make_maze(5, rng=np.random.default_rng(3))
+    analyser = FrameAnalyser(spec, get_style("mmgr"), Config().maze, k=10)
+    walls = np.kron(spec.walls, np.ones((10, 10), bool))
+    passages = np.zeros(spec.walls.shape, bool)  # open lattice cells between two maze cells
+    passages[1:-1:2, 2:-1:2] = passages[2:-1:2, 1:-1:2] = True
+    added = np.kron(passages & ~spec.walls, np.ones((10, 10), bool))
+
+    def frame(value: int, saturation: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        hsv = np.zeros(walls.shape + (3,), np.uint8)
+        hsv[..., 2] = np.where(walls, 20, 240)
+        hsv[added, :] = (120, saturation, value) if value else hsv[added, :]
+        return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB), hsv
+
+    iou = [analyser._layout(*frame(v, s), [(0, walls.shape[0])]) for v, s in
+           [(0, 0), (108, 0), (180, 0), (108, 200), (60, 0)]]
+    assert iou[0] == 1.0 and iou[2] == 1.0 and iou[3] == 1.0, iou  # as drawn, faint, coloured
+    assert iou[1] == iou[4] < Config().maze.layout_iou_min, iou  # blended in as dark walls are
+    assert analyser._wall_split(frame(0)[1]) == 130  # halfway from 20 to 240
+
+
 def _ghost_analyser():  # type: ignore[no-untyped-def]
     """A 5x5 maze's analyser at 10 canvas px a lattice cell, for a learned agent of 7 x 7 px at
     saturation 250 (floor 160; the mover floor 100)."""
