@@ -575,30 +575,53 @@ class FrameAnalyser:
         as ``(frame, objects)``; empty for a fixed style (no look learned). Heavy compression
         wipes most of a small agent's colour once it stops, far under the floor it is followed
         at (mazeworld 60606 v00145 zoomed, drifted and crushed: saturation 45-65 once it
-        left the goal, 130-140 before); :func:`~.video_metrics.seen_pale_off_goal` reads them."""
+        left the goal, 130-140 before); :func:`~.video_metrics.seen_pale_off_goal` reads them.
+
+        A piece of something larger that was there the frame before - most of its pixels
+        in a larger object then, or in such a piece - is left out, in every frame it stands:
+        a trail an arrival icon cuts off where the agent stood, the agent-sized part left
+        showing (mazeworld 15151 v00103, a 1-fps strip: "the agent left the goal")."""
         if self.pale_floor is None or self.agent_px is None:
             return []
         origin = (self._near_goal_at[0].start, self._near_goal_at[1].start)
         lo, hi = MOVER_SIZE[0] * self.agent_px, MOVER_SIZE[1] * self.agent_px
-        return [(index, [b for px, b in self._objects_in(window, origin, self.style.agent_hue, self.pale_floor)
-                         if lo <= px <= hi])
-                for index, window in self._near_goal]
+        out: list[tuple[int, list[Blob]]] = []
+        was_there: np.ndarray | None = None  # the last frame's pixels of larger objects and their pieces
+        for index, window in self._near_goal:
+            found, labels = self._labelled_objects(window, origin, self.style.agent_hue, self.pale_floor)
+            there = np.zeros(window.shape[:2], bool)
+            kept = []
+            for i, (px, b) in enumerate(found, start=1):
+                if lo <= px <= hi:
+                    if was_there is None or 2 * np.count_nonzero(was_there[labels == i]) < px:
+                        kept.append(b)
+                        continue
+                if px >= lo:  # (a larger object, or a piece of one)
+                    there |= labels == i
+            out.append((index, kept))
+            was_there = there
+        return out
 
     def _objects_in(self, window: np.ndarray, origin: tuple[int, int], hue: tuple[int, int],
                     floor: int) -> list[tuple[float, Blob]]:
         """The objects of ``hue`` at saturation ``floor`` or more in ``window`` (HSV, a part of
         the canvas from canvas pixel ``origin``), each as (area in canvas pixels, Blob)."""
+        return self._labelled_objects(window, origin, hue, floor)[0]
+
+    def _labelled_objects(self, window: np.ndarray, origin: tuple[int, int], hue: tuple[int, int],
+                          floor: int) -> tuple[list[tuple[float, Blob]], np.ndarray]:
+        """:meth:`_objects_in`, and the label image (object ``i`` of the list is label ``i + 1``)."""
         if window.size == 0:
-            return []
+            return [], np.zeros(window.shape[:2], np.int32)
         mask = hue_mask(window, hue, min_saturation=floor, min_value=self.style.min_value)
-        count, _, stats, cents = components(mask)
+        count, labels, stats, cents = components(mask)
         k, (y0, x0) = float(self.k), origin
         out = []
         for i in range(1, count):
             px = float(stats[i, cv2.CC_STAT_AREA])
             out.append((px, Blob(row=self._lattice(cents[i][1] + y0), col=self._lattice(cents[i][0] + x0),
                                  area=px / (k * k))))
-        return out
+        return out, labels
 
     def _hsv_rows(self, canvas: np.ndarray, runs: Runs) -> np.ndarray:
         """The canvas in HSV, converted again in ``runs`` only (a buffer kept across frames)."""

@@ -166,6 +166,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (13431, 296, "mazeplot", "walls_minor"),  # 2-fps strip: the star is on the start for 2 of 8 frames
     (14541, 233, "vmeval", "trail"),      # 2-fps strip: the dot on the start in frame 0 only, then in a pale trail
     (15651, 91, "mazeplot", "valid"),     # a speck the star left on the start sized the agent at 1/50 of the star
+    (15151, 103, "mazeplot", "trail"),    # 1-fps strip: the trophy cut the trail off where the star stood, and
+                                          # the piece left showing was "the agent paled beside the goal"
     (6606, 253, "mazeplot", "wall_pass"),  # the start's cell in the learning window had the goal's numbers
     (11211, 129, "mmgr", "trail"),        # 2-fps strip: the square seen on the start only merged with its trail
     (17871, 272, "vmeval", "trail"),      # a recoloured 4-px dot paled under the minimum area in the goal's cell

@@ -707,6 +707,31 @@ def _strip_analyser():  # type: ignore[no-untyped-def]
     return FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
 
 
+def test_a_trail_piece_an_arrival_icon_leaves_showing_is_no_agent_paled_beside_the_goal() -> None:
+    # a 1-fps strip whose star, on the goal at the end of its trail, turns into a trophy
+    # (mazeworld 15151 v00103): the trophy cuts the trail off where the star stood, and the
+    # agent-sized piece left showing, new as an object, was read as the agent standing paled
+    # beside the goal ("reaches the goal but does not stay"). A pale object that was not there
+    # as part of anything is still reported.
+    analyser = _strip_analyser()
+    h, w = np.zeros((110, 110))[analyser._near_goal_at].shape
+
+    def window(objects: list[tuple[int, int, int, int, int]]) -> np.ndarray:
+        hsv = np.zeros((h, w, 3), np.uint8)
+        hsv[..., 2] = 255
+        for y, x, dy, dx, sat in objects:
+            hsv[y:y + dy, x:x + dx] = (65, sat, 230)
+        return hsv
+
+    trail, piece, star = (2, 20, 30, 7, 120), (2, 20, 7, 7, 120), (32, 20, 7, 7, 250)
+    newcomer = (30, 35, 7, 7, 120)  # an agent-sized pale object where nothing pale was
+    for i, objects in enumerate([[trail, star], [piece], [piece, newcomer], [piece, newcomer]]):
+        analyser._near_goal.append((i, window(objects)))
+    seen = dict(analyser.pale_near_goal())
+    assert seen[1] == [] and len(seen[2]) == len(seen[3]) == 1, seen
+    assert seen[2][0].col > analyser._lattice(35 + analyser._near_goal_at[1].start)
+
+
 @pytest.mark.parametrize("share", [0.4, 0.45])
 def test_the_ghost_of_a_fast_agent_where_it_was_a_frame_before_is_not_kept(share: float) -> None:
     # a 2-fps strip blended with the frame before (mazeworld 81818 v00086 ghosted): the agent a
