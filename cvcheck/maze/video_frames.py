@@ -31,7 +31,7 @@ from ..vision.yuv import Frame, as_rgb_frame
 from .extract import ecc_affine, refine_alignment
 from .lattice import MazeSpec
 from .metrics import _disk, upscale_cells
-from .read import MazeLook, at_junction, locate
+from .read import MazeLook, at_junction, locate, locations
 from .style import StyleProfile, hue_mask
 
 Rect = tuple[int, int, int, int]  #: (x, y, w, h) of a mask's set pixels; w = 0 when none
@@ -45,6 +45,7 @@ RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped
 RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera drift, zoom)
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
 RELOCATE_GAIN = 0.1    #: a maze matching below the layout threshold is re-located where it matches this much better
+RELOCATE_RESIZE = 0.2  #: ... and, found elsewhere than the likeliest place, only this near its size (a share)
 FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
                       #: an object seen in the last few frames that has no full-size continuation
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
@@ -263,16 +264,21 @@ class FrameAnalyser:
                         int(round(r + hx + 0.5)))
         self.warp = None
 
-    def locate(self, frame: Frame) -> bool:
-        """Find the maze in ``frame`` (and polish the alignment); False when there is none."""
-        centre = locate(as_rgb_frame(frame), self.spec.shape)
-        if centre is None:
-            return False
-        self._place(centre)
-        if self.box is not None:
-            canvas = self.canvas(frame)
-            self.warp = self._line_warp(canvas) if self.lines else refine_alignment(canvas, self.ref_px)[1]
-        return True
+    def _located(self, frame: Frame, near: Box | None) -> Iterator[bool]:
+        """Place the maze at each place :func:`~.read.locations` finds it in ``frame`` in turn
+        (the alignment polished), the likeliest first, and the others only where they are
+        about the size of ``near`` (where it was placed: RELOCATE_RESIZE) - a maze redrawn
+        matches a part of itself, placed as the whole, better than as it is (mazeworld 84848
+        v00074: walls redrawn, re-located onto its lower three quarters, crossings read
+        against the wrong walls)."""
+        for i, box in enumerate(locations(as_rgb_frame(frame), self.spec.shape)):
+            self._place(box)
+            if i and near is not None and self.box is not None and not _about_as_large(self.box, near):
+                continue
+            if self.box is not None:
+                canvas = self.canvas(frame)
+                self.warp = self._line_warp(canvas) if self.lines else refine_alignment(canvas, self.ref_px)[1]
+            yield True
 
     def _relocate(self, frame: Frame, iou: float) -> tuple[float, np.ndarray, np.ndarray] | None:
         """Place the maze anew where it matches better (:meth:`_placings`, the best of them);
@@ -310,17 +316,16 @@ class FrameAnalyser:
         return best[0], best[1], best[2]
 
     def _placings(self, frame: Frame, box: Box | None, *, thorough: bool = True) -> Iterator[bool]:
-        """Place the maze anew in each way there is to try, saying whether it was placed: found
-        again (:meth:`locate`) and, for thin lines, also where it was, turned, tilted or
-        zoomed further from how it was lined up to line up again (a camera that rolled: the
-        border found again is then no longer where the lines were, mazeworld 81818 v00099
+        """Place the maze anew in each way there is to try, saying whether it was placed: found again
+        (:meth:`_located`: each place it may be) and, for thin lines, also where it was, turned,
+        tilted or zoomed further from how it was lined up to line up again (a camera that rolled:
+        the border found again is then no longer where the lines were, mazeworld 81818 v00099
         rolled), placed where that warp says its border now is (:meth:`_follow`: a camera that
         tilted or drifted, mazeworld 81818 v00101 tilted), and found again in the frame turned
-        upright by as much as that warp turns (a camera that rolled and drifted: the maze
-        partly out of where it was, 60606 v00021 rolled); the thin lines' ways only when
-        ``thorough``."""
+        upright by as much as that warp turns (a camera that rolled and drifted: the maze partly out
+        of where it was, 60606 v00021 rolled); the thin lines' ways only when ``thorough``."""
         warp = self.warp
-        yield self.locate(frame)
+        yield from self._located(frame, box)
         if self.lines and box is not None and thorough:
             self.box, self.warp = box, None
             self.warp = self._line_warp(self.canvas(frame), start=warp)
@@ -1209,6 +1214,13 @@ def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob]
             used_p[i] = d
             used_b.add(j)
     return {recent[i]: d for i, d in used_p.items()}
+
+
+def _about_as_large(box: Box, other: Box) -> bool:
+    """Whether ``box`` is as high and as wide as ``other`` within RELOCATE_RESIZE of it."""
+    (t, l, b, r), (ot, ol, ob, orr) = box, other
+    return abs((b - t) / max(1, ob - ot) - 1) <= RELOCATE_RESIZE and \
+        abs((r - l) / max(1, orr - ol) - 1) <= RELOCATE_RESIZE
 
 
 def _neutral_dark(hsv: np.ndarray, style: StyleProfile) -> tuple[np.ndarray, np.ndarray]:
