@@ -240,6 +240,11 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
     return None
 
 
+def _new_box(box: Box, given: list[Box]) -> bool:
+    """Whether ``box`` is more than 2 px from each of ``given`` on some side (a place not yet given)."""
+    return all(max(abs(a - b) for a, b in zip(box, other)) > 2 for other in given)
+
+
 def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, float, float]]]:
     """Where the maze may be, the likeliest first (found as they are asked for):
     :func:`find_box`'s border, then the extent of the enclosed paper (the corridors) when it
@@ -252,15 +257,11 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
     strip (:func:`_within_frame`: a plot's frame drawn wider than the maze)."""
     given: list[Box] = []
     first: list[tuple[Box, tuple[float, float, float, float]]] = []
-
-    def new(box: Box) -> bool:
-        return all(max(abs(a - b) for a, b in zip(box, other)) > 2 for other in given)
-
     for candidate in (lambda: find_box(dark), lambda: _box_from_inside((dark >= INK_MIN).astype(np.uint8)),
                       lambda: _find_box_at(dark, FAINT_INK_MIN),
                       lambda: _within_frame(dark, *first[0]) if first else None):
         found = candidate()
-        if found is not None and new(found[0]):
+        if found is not None and _new_box(found[0], given):
             given.append(found[0])
             if not first:
                 first.append(found)
@@ -1341,7 +1342,7 @@ def locations(image: np.ndarray, grid: tuple[int, int]) -> Iterator[Box]:
             box = estimate_grid(dark, found[0], found[1], colour, grid=grid).box
         except InputError:
             continue
-        if all(max(abs(a - b) for a, b in zip(box, other)) > 2 for other in given):
+        if _new_box(box, given):
             given.append(box)
             yield box
 
