@@ -137,6 +137,8 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
             _nearest_first(pairs)
             if resting:
                 pairs = _revived_first(pairs, n_active)
+            if t + 1 < len(detections):
+                pairs = _returning_last(pairs, candidates, blobs, detections[t + 1])
         used_a, used_b = set(), set()
         for _, a, b, _, _ in pairs:
             if a in used_a or b in used_b:
@@ -194,6 +196,34 @@ def _revived_first(pairs: list[tuple[float, int, int, float, float]],
     the agent's tracklet - nearer where the two were as one - takes it and leaves the marker
     the agent (mazeworld 81818 v00111 zoomed out: the detour was lost)."""
     return sorted(pairs, key=lambda p: not (p[1] >= n_active and p[0] <= REVIVE_AT * REVIVE_AT))  # (stable)
+
+
+def _returning_last(pairs: list[tuple[float, int, int, float, float]], candidates: list[Tracklet],
+                    blobs: Sequence[Blob], after: Sequence[Blob]) -> list[tuple[float, int, int, float, float]]:
+    """``pairs`` (nearest first) with those that move a candidate onto a blob another one
+    reaches too put last, where the candidate is unseen in this frame where it stood and seen
+    there again in the next (within REVIVE_AT): a still object missing for a frame, not the
+    mover. Else a look-alike on a wall junction, seen in frame 0, missing in frame 1 and
+    nearer the agent's frame-1 place than the agent's frame-0 place, took the agent's
+    tracklet, and the track began on the look-alike (mazeworld 15151 v00143 tilted)."""
+    reached: dict[int, int] = {}
+    for _, _, b, _, _ in pairs:
+        reached[b] = reached.get(b, 0) + 1
+    reach2 = REVIVE_AT * REVIVE_AT
+
+    def near(p: Blob, others: Sequence[Blob]) -> bool:
+        return any((o.row - p.row) ** 2 + (o.col - p.col) ** 2 <= reach2 for o in others)
+
+    def returning(q: tuple[float, int, int, float, float]) -> bool:
+        s, a, b, _, _ = q
+        if reached[b] < 2 or s <= reach2:
+            return False
+        p = candidates[a].blobs[-1]
+        return not near(p, blobs) and near(p, after)
+
+    if not any(reached[b] >= 2 for b in reached):
+        return pairs
+    return sorted(pairs, key=returning)  # (stable)
 
 
 def _usual_area(tr: Tracklet) -> float:

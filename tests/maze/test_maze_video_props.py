@@ -518,6 +518,22 @@ def test_tracker_keeps_a_flickering_look_alike_apart_from_the_agent() -> None:
     assert np.allclose(track.pos, np.array(agent))
 
 
+def test_a_look_alike_missing_from_frame_1_does_not_take_the_agent_away_from_the_start() -> None:
+    # a 2-fps strip: a look-alike on a wall junction, seen in frame 0, missing in frame 1 and
+    # back from frame 2, stands nearer the agent's frame-1 place than the agent's frame-0 place
+    # (mazeworld 15151 v00143 tilted: the track began on the look-alike, "starts 1.58 cells
+    # from the start")
+    junction = Blob(4.5, 2.5, 1.0)
+    agent = [(1.5, 3.5), (3.5, 3.5), (3.5, 5.5), (5.5, 5.5), (5.5, 5.5), (5.5, 5.5)]
+    frames = [[Blob(r, c, 1.0)] + ([junction] if t != 1 else []) for t, (r, c) in enumerate(agent)]
+    track = build_track(frames, start=(1.5, 3.5), max_gap=12)
+    assert np.allclose(track.pos, np.array(agent))
+    # an agent that walks there and back, with no look-alike about, is followed both ways
+    there_and_back = [(1.5, 3.5), (3.5, 3.5), (1.5, 3.5), (3.5, 3.5)]
+    track = build_track([[Blob(r, c, 1.0)] for r, c in there_and_back], start=(1.5, 3.5), max_gap=12)
+    assert np.allclose(track.pos, np.array(there_and_back))
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), frames=st.integers(2, 10))
 def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed: int, frames: int) -> None:
