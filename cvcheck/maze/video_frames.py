@@ -14,6 +14,7 @@ both styles share the lattice geometry of :class:`~cvcheck.maze.lattice.MazeSpec
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,8 @@ MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent 
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
+STRIP_FPS = 4.0       #: frames this far apart or more (a strip: the agent steps a cell a frame) ...
+MOVER_REACH = 1.0     #: ... need a mover's new pixels as far as this many agent radii from what was there
 GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it,
 GHOST_FADED = 0.9     #: ... and at most this share as vivid as what stood there
 GHOST_STILL = 0.5     #: ... a frame before (within this many lattice cells), is the agent's ghost (see _without_ghosts)
@@ -159,6 +162,7 @@ class FrameAnalyser:
         self._balance_lut: np.ndarray | None = None    # ... as a (1, 256, 3) uint8 table
         self._paper_cast: np.ndarray | None = None  # the paper's colour over its mean in the first frame read
         self._paper_every = max(1, int(round(BALANCE_SECONDS * fps)))  # frames between readings ...
+        self._strip = fps <= STRIP_FPS              # frames a step of the agent apart (see _movers)
         self._paper_due = 0                         # ... and frames until the next (a changed frame's)
         self._goal_mask: np.ndarray | None = None
         self._goals: list[Blob] | None = None
@@ -951,10 +955,30 @@ class FrameAnalyser:
             my, mx = ys[mine], xs[mine]
             if _elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
                 continue
+            if self._strip and not self._came_far(new, labels == i, (px, py)):
+                continue
             overlap = float(np.count_nonzero(self.core[my, mx])) / my.size if self.core is not None else 0.0
             out.append(Blob(row=self._lattice(my.mean()), col=self._lattice(mx.mean()),
                             area=float(my.size) / (self.k * self.k), overlap=overlap))
         return out
+
+    def _came_far(self, new: np.ndarray, mine: np.ndarray, at: tuple[int, int]) -> bool:
+        """Whether some of an object's new pixels (``mine``: its mask in the box of the pale
+        mask from ``at`` = (x, y)) lie MOVER_REACH agent radii or more from its pixels that were
+        there the frame before. In a strip the agent comes a cell away from where it was: a
+        whole new disk. A trail that shifted by a pixel or two (a camera zooming in, and the
+        maze re-located a little off) is new only along its edges: mazeworld 15151 v00038
+        zoomed, a 2-fps strip, where the trail was taken for the agent once the agent had
+        turned into an arrival icon (a "teleport across a wall")."""
+        assert self.agent_px is not None
+        x, y = at
+        h, w = mine.shape
+        came = np.logical_and(mine, new[y:y + h, x:x + w] > 0)
+        stayed = np.logical_and(mine, ~came)
+        if not stayed.any():
+            return True
+        far = cv2.distanceTransform(np.where(stayed, 0, 255).astype(np.uint8), cv2.DIST_L2, 3)
+        return float(far[came].max(initial=0.0)) >= MOVER_REACH * math.sqrt(self.agent_px / math.pi)
 
     def _seen_moving(self, blobs: list[Blob]) -> bool:
         """Whether a full-size agent blob is farther than MOVER_STILL from the nearest object

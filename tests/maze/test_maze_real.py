@@ -289,6 +289,9 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                     # among the objects seen lately: the look-alike "continued" it
     (15151, 0, "mmgr", "valid", "zoom:41"),  # a lattice on black pulled back: no border of its own, a ring of
                                              # walls inside was taken for it when re-located, "maze changed"
+    (15151, 38, "vmeval", "trail", "zoom:41"),  # ... a 2-fps strip: once the dot turned into an arrival icon,
+                                                # its trail, re-located a pixel off, new along its edges, was
+                                                # taken for the dot moving ("teleport across a wall")
     (15151, 143, "vmeval", "valid", "tilt:31"),  # a look-alike on a junction, missing in frame 1 only, nearer
                                                  # the dot's frame-1 place: "starts 1.58 cells from the start"
     (81818, 99, "mazeplot", "backtrack", "roll"),  # the camera turning 3 degrees: the thin lines drifted off the

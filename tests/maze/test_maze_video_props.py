@@ -642,9 +642,9 @@ def test_lattice_walls_count_once_nearer_the_walls_darkness_than_the_papers() ->
     assert analyser._wall_split(frame(0)[1]) == 130  # halfway from 20 to 240
 
 
-def _ghost_analyser():  # type: ignore[no-untyped-def]
+def _ghost_analyser(fps: float = 24.0):  # type: ignore[no-untyped-def]
     """A 5x5 maze's analyser at 10 canvas px a lattice cell, for a learned agent of 7 x 7 px at
-    saturation 250 (floor 160; the mover floor 100)."""
+    saturation 250 (floor 160; the mover floor 100), of a video at ``fps``."""
     from dataclasses import replace
 
     from cvcheck.config import Config
@@ -653,7 +653,7 @@ def _ghost_analyser():  # type: ignore[no-untyped-def]
 
     style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=150, agent_min_saturation=160,
                     agent_area=0.49, agent_vividness=250)
-    return FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
+    return FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10, fps=fps)
 
 
 def _paint(objects: list[tuple[int, int, int, int, int]]) -> np.ndarray:
@@ -707,6 +707,30 @@ def test_a_trail_drawn_up_to_where_a_vivid_agent_was_is_no_mover() -> None:
             trail = [(31, 13, width, max(0, x - 8 - 13), int(rng.choice([95, 105])))] if i else []
             kept = _kept(analyser, 100 * width + i, _paint([*trail, (30, x, 7, 7, 250)]))
             assert np.allclose([b.col for b in kept], [(x + 3.5) / 10]), (width, i, kept)
+
+
+def test_in_a_strip_a_trail_shifted_a_pixel_once_the_agent_is_gone_is_no_mover() -> None:
+    # a 2-fps strip zoomed in (mazeworld 15151 v00038): the agent steps a cell a frame, drawing
+    # a pale trail, then turns into an arrival icon; the trail, re-located a pixel off each
+    # frame, is new along its edges and was taken for the agent moving ("teleport across a
+    # wall"). A pale agent that steps a cell (a whole new disk) is still one.
+    analyser = _ghost_analyser(fps=2.0)
+    turn = [(30, 30), (30, 50), (30, 70), (50, 70), (70, 70)]  # (top, left) of the agent, a cell a frame
+    for i, (y, x) in enumerate(turn):
+        trail = [(32, 33, 4, x - 33 if y == 30 else 40, 110)] + ([(32, 72, y - 32, 4, 110)] if y > 30 else [])
+        kept = _kept(analyser, i, _paint([*trail, (y, x, 7, 7, 250)]))
+        assert [(b.row, b.col) for b in kept] == [((y + 3.5) / 10, (x + 3.5) / 10)], (i, kept)
+    for i, shift in enumerate((1, 2, 3), start=len(turn)):
+        trail = [(32 + shift, 33 + shift, 4, 40, 110), (32 + shift, 72 + shift, 40, 4, 110)]
+        assert _kept(analyser, i, _paint(trail)) == [], (i, shift)
+    # an agent paled by frame blending, stepping a cell a frame off the vivid start marker it
+    # left, stays kept
+    analyser = _ghost_analyser(fps=2.0)
+    marker = (30, 10, 7, 7, 250)
+    assert len(_kept(analyser, 0, _paint([marker]))) == 1
+    for i, x in enumerate(range(30, 100, 20), start=1):
+        kept = _kept(analyser, i, _paint([(30, x - 20, 7, 7, 100), (30, x, 7, 7, 150), marker]))
+        assert sorted(b.col for b in kept) == [1.35, (x + 3.5) / 10], (i, kept)
 
 
 def _strip_analyser():  # type: ignore[no-untyped-def]
