@@ -120,6 +120,18 @@ class MazeReading:
     ambiguous: int = 0                          #: segments close to the threshold
 
 
+@dataclass(frozen=True)
+class Blocked(Unparseable):
+    """A maze read whole - its border, grid, walls and both markers - with no way from the
+    start to the goal: the walls as read (``reading``, its spec without a solution) and the
+    place it was read at (a :func:`box_candidates` box and its border bands). In a video, an
+    occluder drawn over the puzzle (a watermark's shadow, a caption) can add walls that the
+    next frames no longer show (see :func:`read_walls_again`)."""
+
+    reading: MazeReading = field(repr=False, compare=False)
+    place: Box
+
+
 # -- ink and colour ----------------------------------------------------------------------------
 
 BAND_PIXELS = 1 << 16  #: channels are split a band of rows of at most this many pixels at a time: temporaries
@@ -1419,7 +1431,7 @@ def _best_grid(dark: np.ndarray, estimate: GridEstimate) -> tuple[tuple[int, int
 
 
 def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
-              known: MazeSpec | None = None) -> MazeReading | Unparseable:
+              known: MazeSpec | None = None, blocked_first: bool = False) -> MazeReading | Unparseable:
     """Read a maze puzzle (or a video frame) of any look into a :class:`MazeReading`.
 
     Parameters
@@ -1431,11 +1443,15 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
         The maze when it is known (a spec file, a reference): its grid is used, and its
         start and goal stand in for markers that cannot be seen; the reading then tells
         how the picture draws the maze.
+    blocked_first : bool
+        Return :class:`Blocked` as soon as the likeliest place reads whole but with no way
+        from the start to the goal, before trying the other places (a video reads its walls
+        again from the next frames there: :func:`read_walls_again`).
 
     Returns
     -------
     MazeReading, or Unparseable with the reason (no maze, no grid, no start or goal,
-    goal not reachable from the start).
+    goal not reachable from the start: :class:`Blocked`).
     """
     rgb = as_rgb(image, name="maze image")
     grid = known.shape if known is not None else grid
@@ -1448,6 +1464,8 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     for box, borders in box_candidates(dark):
         reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
         if not isinstance(reading, Unparseable) and (known is None or _agreement(reading, known) >= KNOWN_AGREEMENT):
+            return reading
+        if blocked_first and not readings and isinstance(reading, Blocked):
             return reading
         readings.append(reading)
     if not readings:
@@ -1475,6 +1493,7 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
              grid: tuple[int, int] | None, known: MazeSpec | None) -> MazeReading | Unparseable:
     """Read the maze whose border runs through ``box`` (see :func:`read_maze`; ``colour``: its
     :func:`colour_mask`)."""
+    place = box
     try:
         estimate = estimate_grid(dark, box, borders, colour, grid=grid)
     except InputError as exc:
@@ -1511,7 +1530,38 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     if start.cell == goal.cell:
         return Unparseable(f"start and goal markers are in the same cell {list(start.cell)}")
     spec = MazeSpec.from_lattice(walls, start=start.cell, goal=goal.cell)
+    reading = MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
     if not spec.solution:
-        return Unparseable(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "
-                           f"{list(start.cell)} to the goal {list(goal.cell)}")
-    return MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
+        return Blocked(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "
+                       f"{list(start.cell)} to the goal {list(goal.cell)}", reading=reading, place=place)
+    return reading
+
+
+SAME_PLACE = 0.25  #: a box within this share of a cell of another's every side is the same place
+
+
+def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
+    """The maze of ``blocked`` with its walls read again from ``image`` (another frame of the
+    video) at the same place (within SAME_PLACE of a cell): where they leave a way from the
+    start to the goal and agree with the blocked ones (KNOWN_AGREEMENT: the same maze), the
+    reading with those walls - its look, start and goal those of ``blocked`` (the frame its
+    markers were read from) - else None.
+
+    A watermark over the puzzle in the first frames (Sora's jumps about) draws its dark
+    shadow across corridors, read as walls that block every way; the frames after it has
+    moved show the maze as it is (mazeworld 15151 v00025 tilted, flickered and
+    watermarked: the enclosing paper was read as a 10x9 maze instead)."""
+    rgb = as_rgb(image, name="frame")
+    dark, _, colour = _ink_and_colour(rgb)
+    maze = blocked.reading.spec
+    t, l, b, r = blocked.place
+    pitch = max((b - t) / maze.shape[0], (r - l) / maze.shape[1])
+    for box, borders in box_candidates(dark):
+        if max(abs(x - y) for x, y in zip(box, blocked.place)) > SAME_PLACE * pitch:
+            continue
+        reading = _read_at(rgb, dark, colour, box, borders, grid=maze.shape, known=maze)
+        if isinstance(reading, Unparseable) or not reading.spec.solution or _agreement(reading, maze) < KNOWN_AGREEMENT:
+            return None
+        return MazeReading(spec=reading.spec, look=blocked.reading.look, vertical=reading.vertical,
+                           horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
+    return None

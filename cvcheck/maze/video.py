@@ -24,7 +24,7 @@ from ..vision.yuv import Frame, as_rgb_frame
 from .lattice import Cell, MazeSpec
 from .look import AgentLook, detected_profile, learn_agent
 from .metrics import PathMatch, path_loops, path_match, upscale_cells
-from .read import MazeLook, MazeReading, read_maze
+from .read import Blocked, MazeLook, MazeReading, read_maze, read_walls_again
 from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .video_frames import FrameAnalyser, FrameObs
@@ -133,22 +133,16 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
     """
     it = iter(frames)
     head: list[Frame] = []
-    reading: MazeReading | Unparseable = Unparseable("the video has no frames")
-    grid = config.grid_shape()
-    for frame in it:
-        head.append(frame)
-        reading = read_maze(as_rgb_frame(frame), known=spec, grid=grid)
-        if not isinstance(reading, Unparseable) or len(head) >= LOCATE_WITHIN:
-            break
+    reading, first = _read_puzzle(it, head, spec, config.grid_shape())
     if isinstance(reading, Unparseable):
         return Unparseable(f"no maze read in the first {len(head)} frame(s): {reading.reason}")
-    first = len(head) - 1
     maze = spec or reading.spec
-    for frame in it:  # a few more frames to learn the agent from
-        head.append(frame)
-        if len(head) - first >= LEARN_FRAMES:
-            break
-    agent = learn_agent([as_rgb_frame(f) for f in head[first:]], reading.look, maze)
+    if len(head) - first < LEARN_FRAMES:
+        for frame in it:  # a few more frames to learn the agent from
+            head.append(frame)
+            if len(head) - first >= LEARN_FRAMES:
+                break
+    agent = learn_agent([as_rgb_frame(f) for f in head[first:first + LEARN_FRAMES]], reading.look, maze)
     chosen = style or config.video_style
     prof = detected_profile(reading.look, agent) if chosen == "auto" else get_style(chosen)
     seen = agent.seen_at
@@ -168,6 +162,40 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
                                      line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None)
     analysis.look, analysis.agent, analysis.maze_frame = reading.look, agent, first
     return analysis
+
+
+def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, grid: tuple[int, int] | None
+                 ) -> tuple[MazeReading | Unparseable, int]:
+    """The maze read from the first frames that show it (taken from ``it`` into ``head``, at
+    most LOCATE_WITHIN) and the frame its look was read from.
+
+    Where the likeliest place first reads as a maze with no way from the start to the goal
+    (:class:`~.read.Blocked`: a watermark's shadow drawn across corridors), its walls are read
+    again there from the next frames, the look and markers kept from the blocked frame. Where
+    none shows a way there, the frames from the blocked one are read as any other, every
+    place tried (the maze may be elsewhere)."""
+    reading: MazeReading | Unparseable = Unparseable("the video has no frames")
+    blocked: Blocked | None = None
+    at = 0
+    for frame in it:
+        head.append(frame)
+        rgb = as_rgb_frame(frame)
+        if blocked is None:
+            reading = read_maze(rgb, known=spec, grid=grid, blocked_first=spec is None)
+            if isinstance(reading, Blocked):
+                blocked, at = reading, len(head) - 1
+            elif not isinstance(reading, Unparseable):
+                return reading, len(head) - 1
+        elif (again := read_walls_again(rgb, blocked)) is not None:
+            return again, at
+        if len(head) >= LOCATE_WITHIN:
+            break
+    if blocked is not None:
+        for i in range(at, len(head)):
+            reading = read_maze(as_rgb_frame(head[i]), known=spec, grid=grid)
+            if not isinstance(reading, Unparseable):
+                return reading, i
+    return reading, len(head) - 1
 
 
 def _popping(items: list[Frame]) -> Iterator[Frame]:

@@ -350,6 +350,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     (84848, 21, "mazeplot", "backtrack", "boil:18+drift:19+crushed", True),
     # blurred, watermarked and drifting: specks a moving star left behind, paler, are no ghost of it
     (73737, 138, "mazeplot", "backtrack", "blur+watermark:16+drift:17", False),
+    # tilted, flickered and watermarked: the watermark's shadow over the first 17 frames drew two walls
+    # that left no way to the goal; the white card around the maze was read as a 10x9 maze instead
+    (15151, 25, "mazeplot", "trail", "tilt:31+flicker:32+watermark:33", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

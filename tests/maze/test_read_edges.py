@@ -928,3 +928,35 @@ def test_a_faint_run_at_the_end_of_the_region_beyond_a_border_is_a_band_flank_no
     assert not _faint_lines(strip, axis=1, at_ends=False).size  # ... unless told they are a band's flank
     strip[30:32] = 0.05                   # a grid line across the strip
     assert list(_faint_lines(strip, axis=1, at_ends=False)) == [30, 31]
+
+
+def test_walls_an_occluder_draws_over_the_first_frames_are_read_again_once_it_moved() -> None:
+    # a watermark over the puzzle in the first frames (Sora's jumps about): its dark shadow
+    # across a corridor reads as a wall that leaves no way to the goal; the frames after it
+    # moved show the maze as it is (mazeworld 15151 v00025 tilted, flickered and watermarked:
+    # the white card around the maze was read as a 10x9 maze instead)
+    import cv2
+
+    from cvcheck.maze.read import Blocked, read_walls_again
+
+    cell, margin = 60, 40
+    img, spec = _thin_lines(cell, 2, 0, margin=margin)
+    (r0, c0), (r1, c1) = [(r // 2, c // 2) for r, c in spec.solution[:2]]  # a boundary the only way crosses
+    x, y = margin + max(c0, c1) * cell, margin + max(r0, r1) * cell
+    end = (x, y + cell) if c0 != c1 else (x + cell, y)
+    shadowed = img.copy()
+    cv2.line(shadowed, (x, y), end, (70, 70, 70), 5)
+    blocked = read_maze(shadowed, blocked_first=True)
+    assert isinstance(blocked, Blocked), blocked
+    again = read_walls_again(img, blocked)
+    assert isinstance(again, MazeReading) and np.array_equal(again.spec.walls, spec.walls)
+    assert read_walls_again(shadowed, blocked) is None  # still blocked there
+    frame = np.full((img.shape[0] + 80, img.shape[1] + 200, 3), 255, np.uint8)
+    frames = []
+    for picture in [shadowed] * 3 + [img] * 12:
+        frame = frame.copy()
+        frame[40:40 + img.shape[0], 100:100 + img.shape[1]] = picture
+        frames.append(frame)
+    analysis = analyse_video(frames, None, config=Config().maze)
+    assert not isinstance(analysis, Unparseable), analysis
+    assert analysis.maze_frame == 0 and np.array_equal(analysis.spec.walls, spec.walls)
