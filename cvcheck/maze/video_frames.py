@@ -47,6 +47,7 @@ RELOCATE_BELOW = 0.92  #: wall IoU under which the maze is re-located (camera dr
 RELOCATE_DROP = 0.03   #: ... and again before RELOCATE_EVERY frames when it fell this much more since
 RELOCATE_GAIN = 0.1    #: a maze matching below the layout threshold is re-located where it matches this much better
 RELOCATE_RESIZE = 0.2  #: ... and, found elsewhere than the likeliest place, only this near its size (a share)
+RELOCATE_ASPECT = 0.1  #: ... and anywhere only this near its aspect (a share: a camera's moves keep a maze's shape)
 FAINT = 0.5           #: an agent blob down to this share of the minimum area is kept when it continues
                       #: an object seen in the last few frames that has no full-size continuation
 CONTINUE_FRAMES = 8   #: ... last seen at most this many frames before
@@ -277,7 +278,8 @@ class FrameAnalyser:
         against the wrong walls)."""
         for i, box in enumerate(locations(as_rgb_frame(frame), self.spec.shape)):
             self._place(box)
-            if i and near is not None and self.box is not None and not _about_as_large(self.box, near):
+            if near is not None and self.box is not None and \
+                    (i and not _about_as_large(self.box, near) or not _shaped_alike(self.box, near)):
                 continue
             if self.box is not None:
                 canvas = self.canvas(frame)
@@ -1245,6 +1247,12 @@ def _about_as_large(box: Box, other: Box) -> bool:
     (t, l, b, r), (ot, ol, ob, orr) = box, other
     return abs((b - t) / max(1, ob - ot) - 1) <= RELOCATE_RESIZE and \
         abs((r - l) / max(1, orr - ol) - 1) <= RELOCATE_RESIZE
+
+
+def _shaped_alike(box: Box, other: Box) -> bool:
+    """Whether ``box``'s aspect (width over height) is within RELOCATE_ASPECT of ``other``'s."""
+    (t, l, b, r), (ot, ol, ob, orr) = box, other
+    return abs(((r - l) * max(1, ob - ot)) / max(1, (orr - ol) * (b - t)) - 1) <= RELOCATE_ASPECT
 
 
 def _neutral_dark(hsv: np.ndarray, style: StyleProfile) -> tuple[np.ndarray, np.ndarray]:

@@ -960,3 +960,32 @@ def test_walls_an_occluder_draws_over_the_first_frames_are_read_again_once_it_mo
     analysis = analyse_video(frames, None, config=Config().maze)
     assert not isinstance(analysis, Unparseable), analysis
     assert analysis.maze_frame == 0 and np.array_equal(analysis.spec.walls, spec.walls)
+
+
+def test_a_maze_in_a_wider_plot_frame_is_never_re_located_onto_the_frame() -> None:
+    # a 4x3 MazePlot maze in a square plot rolled, softened and cast magenta (mazeworld 27182
+    # v00052): its faint lines matched a little worse, it was re-located, and the plot's frame,
+    # the likeliest place, took it stretched over a column more (wall IoU 0.9 on so small a maze,
+    # then 0.75: "maze changed"). A camera's moves keep a maze's shape: a place of another
+    # aspect is no place for it
+    import cv2
+
+    from cvcheck.maze.style import get_style
+    from cvcheck.maze.video_frames import FrameAnalyser
+
+    img, spec = _thin_lines(40, 1, 150, margin=50)  # 5x3 cells of 40 px, the border at 100..300 x 100..220
+    h, w = img.shape[:2]
+    frame = np.full((h + 100, w + 100, 3), 255, np.uint8)
+    frame[50:50 + h, 50:50 + w] = img
+    cv2.rectangle(frame, (98, 98), (240, h + 2), (0, 0, 0), 2)  # the plot's frame, half a column past the maze
+    frame = cv2.GaussianBlur(frame, (0, 0), 1.2)
+    reading = read_maze(frame, known=spec)
+    assert not isinstance(reading, Unparseable), reading
+    t, l, b, r = reading.look.box
+    assert abs((r - l) - 120) <= 4 and abs((b - t) - 200) <= 4  # read at the maze's own border
+    analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze, look=reading.look)
+    analyser.analyse(frame, 0)
+    near = analyser.box
+    assert near is not None
+    placed = [analyser.box for _ in analyser._located(frame, near)]
+    assert placed and all(box is not None and abs((box[3] - box[1]) - 120) <= 4 for box in placed), placed
