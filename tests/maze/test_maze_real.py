@@ -353,6 +353,10 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # tilted, flickered and watermarked: the watermark's shadow over the first 17 frames drew two walls
     # that left no way to the goal; the white card around the maze was read as a 10x9 maze instead
     (15151, 25, "mazeplot", "trail", "tilt:31+flicker:32+watermark:33", False),
+    # rolled, softened and cast magenta: soft lines lost a third of their ink to a 1-3 % cast (then under
+    # the white balance's threshold), and a 4x3 maze in a wider plot frame was re-located onto the frame,
+    # stretched (wall IoU 0.75, "maze changed")
+    (27182, 52, "mazeplot", "valid", "roll:11+small:12+drift_gm:13", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
