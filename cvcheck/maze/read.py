@@ -1434,6 +1434,11 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
               known: MazeSpec | None = None, blocked_first: bool = False) -> MazeReading | Unparseable:
     """Read a maze puzzle (or a video frame) of any look into a :class:`MazeReading`.
 
+    The maze is read at the likeliest place that reads (:func:`box_candidates`). Where that
+    maze cuts cells off from the start, a place inside it is taken instead when it reads with
+    fewer cut off and the cells beyond it hold no maze (:func:`_no_maze_beyond`: a plot's frame
+    or black bars read as the border, the margin as cells).
+
     Parameters
     ----------
     image : ndarray of shape (H, W, 3) (or grey / RGBA)
@@ -1459,15 +1464,28 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
         return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
     # the likeliest place first; another only when the maze cannot be read there (or, for a
-    # known maze, reads unlike it)
+    # known maze, reads unlike it, or, for an unknown one, cuts cells off from the start and a
+    # place inside it reads with fewer cut off)
     readings: list[MazeReading | Unparseable] = []
+    cut_off: MazeReading | None = None
     for box, borders in box_candidates(dark):
         reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
-        if not isinstance(reading, Unparseable) and (known is None or _agreement(reading, known) >= KNOWN_AGREEMENT):
+        if isinstance(reading, MazeReading) and known is None:
+            if cut_off is None:
+                if reached_share(reading.spec) == 1.0:
+                    return reading
+                cut_off = reading
+            elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
+                    reached_share(reading.spec) > reached_share(cut_off.spec):
+                return reading
+            continue
+        if isinstance(reading, MazeReading) and known is not None and _agreement(reading, known) >= KNOWN_AGREEMENT:
             return reading
-        if blocked_first and not readings and isinstance(reading, Blocked):
+        if blocked_first and not readings and cut_off is None and isinstance(reading, Blocked):
             return reading
         readings.append(reading)
+    if cut_off is not None:
+        return cut_off
     if not readings:
         return Unparseable("no maze found (no bordered structure of dark lines)")
 
@@ -1535,6 +1553,42 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
         return Blocked(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "
                        f"{list(start.cell)} to the goal {list(goal.cell)}", reading=reading, place=place)
     return reading
+
+
+def reached_share(spec: MazeSpec) -> float:
+    """The share of the maze's cells a way from the start reaches."""
+    _, labels = cv2.connectedComponents((~spec.walls).astype(np.uint8), connectivity=4)
+    cells = labels[1::2, 1::2]
+    return float(np.count_nonzero(cells == labels[spec.start])) / cells.size
+
+
+def _inside(box: Box, other: Box) -> bool:
+    """Whether ``box`` lies within ``other`` (2 px to spare), smaller on some side."""
+    (t, l, b, r), (ot, ol, ob, orr) = box, other
+    return t >= ot - 2 and l >= ol - 2 and b <= ob + 2 and r <= orr + 2 and \
+        max(t - ot, l - ol, ob - b, orr - r) > 2
+
+
+MARGIN_MIXED = 0.1  #: cells with more than this share of their sides walls, and of openings, hold a maze
+
+
+def _no_maze_beyond(reading: MazeReading, box: Box) -> bool:
+    """Whether ``reading``'s cells whose centres lie outside ``box`` hold no maze: the sides
+    between two of them nearly all open (empty paper, a plot's labels) or nearly all walls
+    (dark bars), not a mix of walls and openings (MARGIN_MIXED). A plot's frame read as the
+    maze's border reads its margin as cells cut off from the start; a maze whose wall cuts
+    some of its cells off reads a maze there (mazeworld 84848 v00112 squeezed, ghosted and
+    shaken: a 3x3 maze that leaves 3 cells unreached, not the 3x2 inside it)."""
+    t, l, b, r = reading.look.box
+    (rows, cols), (it, il, ib, ir) = reading.spec.shape, box
+    ys = t + (np.arange(rows) + 0.5) * (b - t) / rows
+    xs = l + (np.arange(cols) + 0.5) * (r - l) / cols
+    out = ~((ys[:, None] >= it) & (ys[:, None] <= ib) & (xs[None, :] >= il) & (xs[None, :] <= ir))
+    w = reading.spec.walls
+    across = w[1::2, 2:-1:2][out[:, :-1] & out[:, 1:]]  # sides between two cells beyond the box, left-right
+    down = w[2:-1:2, 1::2][out[:-1, :] & out[1:, :]]    # ... and top-bottom
+    sides = np.concatenate([across, down])
+    return not sides.size or not MARGIN_MIXED < float(sides.mean()) < 1 - MARGIN_MIXED
 
 
 SAME_PLACE = 0.25  #: a box within this share of a cell of another's every side is the same place

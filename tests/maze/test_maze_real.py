@@ -154,6 +154,39 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     assert (reading.spec.walls == truth.walls).all()
 
 
+@pytest.mark.parametrize("seed, index, look, behaviour, how", [
+    # a MazePlot maze in a square plot, cropped to what is drawn and set between black bars: the
+    # plot's frame, the bars' edge, read as the border - a 4x4 maze read as 9x9, its margin and
+    # labels as cells no way reaches (the maze inside it reads whole)
+    (27182, 140, "mazeplot", "walls_minor", "pillarbox:21"),
+    (27182, 82, "mmgr", "wander", "pillarbox:21"),  # ... a 5x5 lattice read as 5x6, a bar as a column
+    # squeezed, ghosted and shaken: a 3x3 maze whose wall cuts 3 cells off reads so, not as the 3x2
+    # inside it (which leaves none cut off, but holds a maze beyond it)
+    (84848, 112, "vmeval", "backtrack", "squeeze:34+ghost:35+shake:36"),
+])
+def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed: int, index: int, look: str,
+                                                            behaviour: str, how: str) -> None:
+    # the video way reads the puzzle from the answer's own first frames; the truth is the maze
+    # maze-dataset drew (degraded as benchmarks/maze_degraded.py copies a corpus)
+    from benchmarks.maze_degraded import degrade_video
+    from benchmarks.mazeworld.corpus import CaseSpec, build_video
+    from cvcheck.maze.video import _read_puzzle
+    from cvcheck.media.video import iter_frames
+
+    build_video(CaseSpec(seed, "video", index, look, behaviour), tmp_path)
+    answer = tmp_path / "answer.mp4"
+    for n, step in enumerate(how.split("+")):
+        name, _, grain = step.partition(":")
+        answer, src = tmp_path / f"degraded{n}.mp4", answer
+        degrade_video(src, answer, name, seed=int(grain), line=index)
+    truth = spec_from_dict(json.loads((tmp_path / "maze.json").read_text()))
+    reading, _ = _read_puzzle(iter(iter_frames(answer)), [], None, None)
+    assert not isinstance(reading, Unparseable), reading.reason
+    assert reading.look.grid == truth.shape
+    assert (reading.spec.start, reading.spec.goal) == (truth.start, truth.goal)
+    assert (reading.spec.walls == truth.walls).all()
+
+
 @pytest.mark.parametrize("seed, index, look, behaviour", [
     (8808, 151, "vmeval", "backtrack"),   # 1-fps strip, a green speck on a junction beside the start
     (9909, 190, "vmeval", "backtrack"),   # start and goal adjacent: the flag's brown pole is no agent
