@@ -12,7 +12,9 @@ VMEvalKit looks, every behaviour and effect — and grades each answer through
 
 Prints gate and per-metric agreement per way and modality, wall crossings and teleports
 caught, how many ground-truth solves pass, agreement per look and behaviour, the
-disagreements, and writes everything to ``--json``.
+disagreements, and writes everything to ``--json``. For the ``video`` way, also how many
+puzzles were read from the first frames with the drawn grid, start and goal (``puzzle_read``:
+a misread maze fails a valid answer, but the gate hides it for every answer labelled a fail).
 
 Usage::
 
@@ -52,6 +54,12 @@ def grade_case(job: tuple[str, dict[str, Any], str]) -> dict[str, Any]:
         got = {"status": r.status.value, "overall": int(r.overall or 0),
                **{m: r.metrics.get(m) for m in METRICS}, "teleports": r.metrics.get("teleports"),
                "notes": r.details.get("notes") or [r.details.get("reason")]}
+        if way == "video":  # the puzzle as read from the first frames, against the maze drawn
+            maze = (r.details.get("detected") or {}).get("maze") or {}
+            drawn = json.loads((folder / case["maze"]).read_text())
+            got["puzzle_read"] = [maze.get("grid"), (maze.get("start") or {}).get("cell"),
+                                  (maze.get("goal") or {}).get("cell")] == \
+                [drawn["grid"], drawn["start"], drawn["goal"]]
     except Exception as exc:  # noqa: BLE001 - a bad input here is a finding, not a crash
         got = {"status": "exception", "overall": 0, "notes": [f"{type(exc).__name__}: {exc}"]}
     got["seconds"] = time.perf_counter() - t0
@@ -92,6 +100,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "per_behaviour": {k: f"{beh_ok[k]}/{v}" for k, v in sorted(per_beh.items())},
             "median_seconds": round(seconds[len(seconds) // 2], 3),
         }
+        if way == "video":
+            read = sum(bool(r["got"].get("puzzle_read")) for r in group)
+            out[f"{modality}/{way}"]["puzzle_read"] = f"{read}/{len(group)}"
     return out
 
 
@@ -133,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:<18} gate {s['gate_agreement']}/{s['n']} ({100 * s['gate_rate']:.2f} %)  crossings "
               f"{s['crossings_caught']}  teleports {s['teleports_caught']}  solves passed {s['solves_passed']}  "
               f"not scored {s['not_scored']}  median {s['median_seconds']} s")
-        print(f"{'':<18} metrics {s['metric_agreement']}  looks {s['per_look']}")
+        print(f"{'':<18} metrics {s['metric_agreement']}  looks {s['per_look']}"
+              + (f"  puzzle read {s['puzzle_read']}" if "puzzle_read" in s else ""))
     print(f"{len(misses)} disagreement(s); {len(rows)} gradings in {time.perf_counter() - t0:.0f} s")
     for r in misses:
         print(f"  {r['id']} [{r['way']}] got {r['got']['overall']} ({r['got']['status']}) "
