@@ -1434,10 +1434,12 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
               known: MazeSpec | None = None, blocked_first: bool = False) -> MazeReading | Unparseable:
     """Read a maze puzzle (or a video frame) of any look into a :class:`MazeReading`.
 
-    The maze is read at the likeliest place that reads (:func:`box_candidates`). Where that
+    The maze is read at the likeliest place that reads (:func:`box_candidates`). Where its
     maze cuts cells off from the start, a place inside it is taken instead when it reads with
-    fewer cut off and the cells beyond it hold no maze (:func:`_no_maze_beyond`: a plot's frame
-    or black bars read as the border, the margin as cells).
+    fewer cut off, the cells beyond it hold no maze (:func:`_no_maze_beyond`), and either the
+    first place is bounded by a dark bar or its cells are of another size: black bars' edge or
+    a plot's frame read as the border, the margin as cells - not a row walled off inside a
+    drawn border, which stays a row.
 
     Parameters
     ----------
@@ -1464,19 +1466,22 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
         return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
     # the likeliest place first; another only when the maze cannot be read there (or, for a
-    # known maze, reads unlike it, or, for an unknown one, cuts cells off from the start and a
-    # place inside it reads with fewer cut off)
+    # known maze, reads unlike it, or, for an unknown one, cuts cells off and a place inside it
+    # reads better, as above: a row walled off inside a drawn border, mazeworld 33535 i00040,
+    # stays a row)
     readings: list[MazeReading | Unparseable] = []
     cut_off: MazeReading | None = None
+    barred = False
     for box, borders in box_candidates(dark):
         reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
         if isinstance(reading, MazeReading) and known is None:
             if cut_off is None:
-                if reached_share(reading.spec) == 1.0:
+                if _reached_share(reading.spec) == 1.0:
                     return reading
-                cut_off = reading
+                cut_off, barred = reading, _beside_a_bar(reading, borders)
             elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
-                    reached_share(reading.spec) > reached_share(cut_off.spec):
+                    (barred or not _same_pitch(reading.look, cut_off.look)) and \
+                    _reached_share(reading.spec) > _reached_share(cut_off.spec):
                 return reading
             continue
         if isinstance(reading, MazeReading) and known is not None and _agreement(reading, known) >= KNOWN_AGREEMENT:
@@ -1555,7 +1560,7 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     return reading
 
 
-def reached_share(spec: MazeSpec) -> float:
+def _reached_share(spec: MazeSpec) -> float:
     """The share of the maze's cells a way from the start reaches."""
     _, labels = cv2.connectedComponents((~spec.walls).astype(np.uint8), connectivity=4)
     cells = labels[1::2, 1::2]
@@ -1567,6 +1572,29 @@ def _inside(box: Box, other: Box) -> bool:
     (t, l, b, r), (ot, ol, ob, orr) = box, other
     return t >= ot - 2 and l >= ol - 2 and b <= ob + 2 and r <= orr + 2 and \
         max(t - ot, l - ol, ob - b, orr - r) > 2
+
+
+BAR_BAND = 2.5  #: a border band this many times as thick as the walls (and 2 px) is a dark bar, not a line
+
+
+def _beside_a_bar(reading: MazeReading, borders: tuple[float, ...]) -> bool:
+    """Whether the place ``reading`` was read at is bounded on some side by a band BAR_BAND
+    times as thick as its walls: a dark bar (a letterbox, a pillarbox), not a drawn border."""
+    (t, l, b, r), (rows, cols) = reading.look.box, reading.look.grid
+    walls = reading.look.wall_thickness * min((b - t) / rows, (r - l) / cols)
+    return max(borders) > BAR_BAND * walls + 2
+
+
+SAME_PITCH = 0.25  #: cells within this share of each other's size each way are the same cells
+
+
+def _same_pitch(look: MazeLook, other: MazeLook) -> bool:
+    """Whether two readings' cells are about the same size each way (SAME_PITCH): the one
+    inside the other is then the other less whole rows or columns."""
+    (t, l, b, r), (rows, cols) = look.box, look.grid
+    (ot, ol, ob, orr), (orows, ocols) = other.box, other.grid
+    return abs((b - t) * orows / max(1e-9, (ob - ot) * rows) - 1) <= SAME_PITCH and \
+        abs((r - l) * ocols / max(1e-9, (orr - ol) * cols) - 1) <= SAME_PITCH
 
 
 MARGIN_MIXED = 0.1  #: cells with more than this share of their sides walls, and of openings, hold a maze

@@ -275,7 +275,8 @@ class FrameAnalyser:
         about the size of ``near`` (where it was placed: RELOCATE_RESIZE) - a maze redrawn
         matches a part of itself, placed as the whole, better than as it is (mazeworld 84848
         v00074: walls redrawn, re-located onto its lower three quarters, crossings read
-        against the wrong walls)."""
+        against the wrong walls); any only at about its aspect (RELOCATE_ASPECT: a plot's
+        frame a half column wider than a small maze matched it stretched, 27182 v00052)."""
         for i, box in enumerate(locations(as_rgb_frame(frame), self.spec.shape)):
             self._place(box)
             if near is not None and self.box is not None and \
