@@ -252,9 +252,14 @@ def find_box(dark: np.ndarray) -> tuple[Box, tuple[float, float, float, float]] 
     return None
 
 
+def _box_shift(box: Box, other: Box) -> float:
+    """How far the farthest-moved side of ``box`` is from the same side of ``other`` (px)."""
+    return max(abs(a - b) for a, b in zip(box, other))
+
+
 def _new_box(box: Box, given: list[Box]) -> bool:
     """Whether ``box`` is more than 2 px from each of ``given`` on some side (a place not yet given)."""
-    return all(max(abs(a - b) for a, b in zip(box, other)) > 2 for other in given)
+    return all(_box_shift(box, other) > 2 for other in given)
 
 
 def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, float, float]]]:
@@ -1471,17 +1476,18 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     # stays a row)
     readings: list[MazeReading | Unparseable] = []
     cut_off: MazeReading | None = None
-    barred = False
+    reached, barred = 1.0, False  # (the share of cells cut_off reaches, and whether a bar bounds it)
     for box, borders in box_candidates(dark):
         reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
         if isinstance(reading, MazeReading) and known is None:
             if cut_off is None:
-                if _reached_share(reading.spec) == 1.0:
+                reached = _reached_share(reading.spec)
+                if reached == 1.0:
                     return reading
                 cut_off, barred = reading, _beside_a_bar(reading, borders)
             elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
                     (barred or not _same_pitch(reading.look, cut_off.look)) and \
-                    _reached_share(reading.spec) > _reached_share(cut_off.spec):
+                    _reached_share(reading.spec) > reached:
                 return reading
             continue
         if isinstance(reading, MazeReading) and known is not None and _agreement(reading, known) >= KNOWN_AGREEMENT:
@@ -1639,7 +1645,7 @@ def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
     t, l, b, r = blocked.place
     pitch = max((b - t) / maze.shape[0], (r - l) / maze.shape[1])
     for box, borders in box_candidates(dark):
-        if max(abs(x - y) for x, y in zip(box, blocked.place)) > SAME_PLACE * pitch:
+        if _box_shift(box, blocked.place) > SAME_PLACE * pitch:
             continue
         reading = _read_at(rgb, dark, colour, box, borders, grid=maze.shape, known=maze)
         if isinstance(reading, Unparseable) or not reading.spec.solution or _agreement(reading, maze) < KNOWN_AGREEMENT:
