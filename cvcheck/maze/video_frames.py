@@ -577,7 +577,7 @@ class FrameAnalyser:
         agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
         vivid = [(b, self._vividness(hsv, b)) for b in agents if b.fresh]
         self._last_agents = (index, vivid)
-        self._follow_vividness(vivid)
+        self._follow_vividness(vivid, hsv)
         return agent, agents
 
     def pale_near_goal(self) -> list[tuple[int, list[Blob]]]:
@@ -993,7 +993,7 @@ class FrameAnalyser:
                     return True
         return False
 
-    def _follow_vividness(self, agents: list[tuple[Blob, float | None]]) -> None:
+    def _follow_vividness(self, agents: list[tuple[Blob, float | None]], hsv: np.ndarray) -> None:
         """Set the agent's saturation floor for the next frame from how vivid it is now
         (``agents``: the fresh agent blobs kept, each with its :meth:`_vividness`).
 
@@ -1011,10 +1011,24 @@ class FrameAnalyser:
         st = self.style
         if st.agent_saturation <= st.min_saturation:
             return
-        vivid = max((v for _, v in agents if v is not None), default=None)
-        if vivid is None:
+        most = max(((b, v) for b, v in agents if v is not None), key=lambda bv: bv[1], default=None)
+        if most is None:
             return
-        self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, VIVID_SHARE * vivid)))
+        floor = VIVID_SHARE * most[1]
+        # never over the floor at which the blob it is read from would no longer be kept (as
+        # large as a full agent; on a wall junction, as large as no speck there is: see _blobs):
+        # a look-alike dot on a junction, vivid at its core only, set a floor at which it was a
+        # speck, the next frame's floor then came from the paler agent, at which it was kept
+        # again, and so on - seen in every other frame, never a still object, and the agent
+        # passing by was linked onto it (mazeworld 81818 v00077 cast green and magenta)
+        b = most[0]
+        need = int(np.ceil(self.agent_min_px))
+        if self.agent_px and at_junction((b.row - 0.5) / 2, (b.col - 0.5) / 2, within=POST_RADIUS / 2):
+            need = max(need, int(np.ceil(PART_OF * self.agent_px)))
+        sat = self._saturations_around(hsv, b)
+        if sat.size >= need:
+            floor = min(floor, float(np.partition(sat, sat.size - need)[sat.size - need]))
+        self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
         self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
 
     def _without_ghosts(self, index: int, hsv: np.ndarray, blobs: list[Blob]) -> list[Blob]:
@@ -1064,6 +1078,12 @@ class FrameAnalyser:
     def _vividness(self, hsv: np.ndarray, b: Blob) -> float | None:
         """The upper-quartile saturation of the agent-hued, coloured pixels around blob ``b``
         (within about its size), or None when there are under four."""
+        sat = self._saturations_around(hsv, b)
+        return _upper_quartile(sat) if sat.size >= 4 else None
+
+    def _saturations_around(self, hsv: np.ndarray, b: Blob) -> np.ndarray:
+        """The saturations of the agent-hued, coloured pixels around blob ``b`` (within about
+        its size)."""
         st, k = self.style, self.k
         cy, cx = (b.row - self.offset) * k + self.pad - 0.5, (b.col - self.offset) * k + self.pad - 0.5
         half = max(2, int(round(0.75 * np.sqrt(self.agent_px if self.agent_px else b.area * k * k))))
@@ -1071,11 +1091,10 @@ class FrameAnalyser:
         y0, y1 = max(0, int(cy) - half), min(h, int(cy) + half + 2)
         x0, x1 = max(0, int(cx) - half), min(w, int(cx) + half + 2)
         if y1 <= y0 or x1 <= x0:
-            return None
+            return np.zeros(0, np.uint8)
         win = hsv[y0:y1, x0:x1]
         coloured = hue_mask(win, st.agent_hue, min_saturation=st.min_saturation, min_value=st.min_value)
-        sat = win[:, :, 1][coloured > 0]
-        return _upper_quartile(sat) if sat.size >= 4 else None
+        return win[:, :, 1][coloured > 0]
 
     def _reference_area(self, largest: float) -> float | None:
         """The agent's own area: the smallest of its areas in the first five frames it is seen
