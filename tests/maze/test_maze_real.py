@@ -320,6 +320,10 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                    # the fixed dark rule, "the maze unchanged" (IoU 0.87)
     (73737, 75, "vmeval", "walls_minor", "ghost"),  # the dot passing a still green look-alike took its place
                                                     # among the objects seen lately: the look-alike "continued" it
+    (93939, 119, "mmgr", "reach_leave", "ghost@0.55"),  # ... ghosted at 55 %: the square stepping off the
+                                                       # goal it rested on, still from then on, "stopped on it"
+    (81818, 77, "vmeval", "trail", "drift_gm"),  # a junction look-alike vivid at its core set a floor that made it
+                                                 # a speck, the agent's let it back: the track ended on it
     (15151, 0, "mmgr", "valid", "zoom:41"),  # a lattice on black pulled back: no border of its own, a ring of
                                              # walls inside was taken for it when re-located, "maze changed"
     (15151, 38, "vmeval", "trail", "zoom:41"),  # ... a 2-fps strip: once the dot turned into an arrival icon,
