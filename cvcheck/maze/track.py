@@ -344,12 +344,14 @@ def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None
         # where the followed object was when the mover appeared, and the frame before
         around = [b for f, b in zip(current.frames, current.blobs) if f <= tr.start][-2:]
         apart = [float(np.hypot(*(tr.first() - (b.row, b.col)))) for b in around]
-        # a still one only where it came apart from a followed object that rested: an agent
-        # resting on the goal that steps to the next cell and rests there, seen there first on
-        # the last frame the goal still showed it (mazeworld 93939 v00119 ghosted at 55 %:
-        # "stopped on the goal"); one where the followed object was is what stays behind there
-        # (a marker), and one beside a followed object on the move is a piece of its trail
-        if _still(tr) and (min(apart) < SPLIT_MIN or not _still(_recent(current, tr.start))):
+        # a still one only where it came apart from a followed object that rested (its last
+        # SPLIT_WATCH sightings still): an agent resting on the goal that steps to the next cell
+        # and rests there, seen there first on the last frame the goal still showed it
+        # (mazeworld 93939 v00119 ghosted at 55 %: "stopped on the goal"); one where the
+        # followed object was is what stays behind there (a marker), and one beside a followed
+        # object on the move is a piece of its trail - also a 2-fps strip's agent seen twice in
+        # one place, once as itself and once as its ghost (93939 v00142 ghosted)
+        if _still(tr) and (min(apart) < SPLIT_MIN or not _rested(current, tr.start)):
             continue
         if min(apart) <= SPLIT_RADIUS and (best is None or tr.start < best.start):
             best = tr
@@ -432,10 +434,10 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
         current = mover
 
 
-def _recent(tr: Tracklet, frame: int) -> Tracklet:
-    """The last SPLIT_WATCH sightings of ``tr`` up to ``frame``."""
+def _rested(tr: Tracklet, frame: int) -> bool:
+    """Whether ``tr``'s last SPLIT_WATCH sightings up to ``frame`` (as many at least) were still."""
     n = bisect_left(tr.frames, frame + 1)
-    return Tracklet(frames=tr.frames[max(0, n - SPLIT_WATCH):n], blobs=tr.blobs[max(0, n - SPLIT_WATCH):n])
+    return n >= SPLIT_WATCH and _still(Tracklet(frames=tr.frames[n - SPLIT_WATCH:n], blobs=tr.blobs[n - SPLIT_WATCH:n]))
 
 
 def _prefix(tr: Tracklet, n: int) -> Tracklet:

@@ -322,6 +322,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                     # among the objects seen lately: the look-alike "continued" it
     (93939, 119, "mmgr", "reach_leave", "ghost@0.55"),  # ... ghosted at 55 %: the square stepping off the
                                                        # goal it rested on, still from then on, "stopped on it"
+    (93939, 142, "mazeplot", "trail", "ghost"),  # ... a 2-fps strip's star seen twice in one place (itself,
+                                                 # then its ghost) is no rest it stepped off: no "teleport"
     (81818, 77, "vmeval", "trail", "drift_gm"),  # a junction look-alike vivid at its core set a floor that made it
                                                  # a speck, the agent's let it back: the track ended on it
     (15151, 0, "mmgr", "valid", "zoom:41"),  # a lattice on black pulled back: no border of its own, a ring of
