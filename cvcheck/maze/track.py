@@ -55,6 +55,7 @@ MERGED_AREA = 1.5     #: a blob this many times a still object's usual area, wit
 USUAL_OF = 8          #: a still object's usual area: the median of its last this many sightings
 REVIVE_AT = 0.3       #: lattice cells: a still object seen again this near where it stood takes that blob first
 TWIN_RADIUS = 0.25    #: lattice cells: two blobs this near in one frame are one object seen twice
+REST_SIGHTINGS = 8    #: an object seen this many times in a row within STATIC_SPAN of one place is at rest
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -111,7 +112,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         if not resting and len(active) == 1 and len(blobs) == 1:  # the usual frame: one object, seen again
             tr, blob = active[0], blobs[0]
             p = tr.blobs[-1]
-            if _within(blob.row - p.row, blob.col - p.col, LINK_RADIUS):
+            if _within(blob.row - p.row, blob.col - p.col, _reach(tr)):
                 tr.frames.append(t)
                 tr.blobs.append(blob)
                 continue
@@ -127,7 +128,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         if blobs:
             for a, tr in enumerate(candidates):
                 p = tr.blobs[-1]
-                reach = LINK_RADIUS if a < n_active else STATIC_SPAN  # a still object stays where it stood
+                reach = _reach(tr) if a < n_active else STATIC_SPAN  # a still object stays where it stood
                 for b, blob in enumerate(blobs):
                     dr, dc = blob.row - p.row, blob.col - p.col
                     if _within(dr, dc, reach):
@@ -344,8 +345,8 @@ def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None
         # where the followed object was when the mover appeared, and the frame before
         around = [b for f, b in zip(current.frames, current.blobs) if f <= tr.start][-2:]
         apart = [float(np.hypot(*(tr.first() - (b.row, b.col)))) for b in around]
-        # a still one only where it came apart from a followed object that rested (its last
-        # SPLIT_WATCH sightings still): an agent resting on the goal that steps to the next cell
+        # a still one only where it came apart from a followed object at rest (its last
+        # REST_SIGHTINGS sightings still): an agent resting on the goal that steps to the next cell
         # and rests there, seen there first on the last frame the goal still showed it
         # (mazeworld 93939 v00119 ghosted at 55 %: "stopped on the goal"); one where the
         # followed object was is what stays behind there (a marker), and one beside a followed
@@ -435,9 +436,21 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
 
 
 def _rested(tr: Tracklet, frame: int) -> bool:
-    """Whether ``tr``'s last SPLIT_WATCH sightings up to ``frame`` (as many at least) were still."""
+    """Whether ``tr`` was at rest by ``frame``: its last REST_SIGHTINGS sightings up to then
+    (as many at least) within STATIC_SPAN of one place."""
     n = bisect_left(tr.frames, frame + 1)
-    return n >= SPLIT_WATCH and _still(Tracklet(frames=tr.frames[n - SPLIT_WATCH:n], blobs=tr.blobs[n - SPLIT_WATCH:n]))
+    return n >= REST_SIGHTINGS and _still(Tracklet(frames=tr.frames[n - REST_SIGHTINGS:n],
+                                                   blobs=tr.blobs[n - REST_SIGHTINGS:n]))
+
+
+def _reach(tr: Tracklet) -> float:
+    """How far an object followed may be linked on in the next frame: LINK_RADIUS, STATIC_SPAN
+    once at rest - a blob further off is another object, or the same one setting off, whose
+    tracklet the track then continues. Else a look-alike at rest took an agent walking over it
+    as one blob with it, then the agent as the two came apart, and went on with it, while the
+    agent's own tracklet took the look-alike as it showed again, where the track then ended
+    (mazeworld 81818 v00077 ghosted: "never reaches the goal")."""
+    return STATIC_SPAN if _rested(tr, tr.end) else LINK_RADIUS
 
 
 def _prefix(tr: Tracklet, n: int) -> Tracklet:

@@ -243,6 +243,21 @@ def test_tracker_keeps_the_agent_when_it_vanishes_beside_a_still_trail_piece() -
     assert np.isnan(track.pos[12:, 0]).all()
 
 
+def test_tracker_keeps_a_look_alike_at_rest_from_walking_off_with_the_agent_that_passes_it() -> None:
+    # a dot walks past a still look-alike, one blob with it for a frame (the look-alike's
+    # tracklet, nearer, takes it), then on alone while the look-alike pales for a few frames:
+    # the look-alike's tracklet went on with the dot, and the dot's own took the look-alike
+    # where it showed again, the track ending there (mazeworld 81818 v00077 ghosted)
+    look_alike = Blob(10.55, 16.54, 0.1)
+    approach = [[look_alike, Blob(11.5, c, 0.08)] for c in np.arange(21.5, 17.4, -0.5)]  # to column 17.5
+    merged = [[Blob(10.87, 16.6, 0.14)]]
+    on = [[Blob(11.5, c, 0.08)] for c in np.arange(15.7, 13.1, -0.5)]                  # the look-alike paled
+    later = [[look_alike, Blob(11.5, c, 0.08)] for c in np.arange(12.7, 8.0, -0.5)]
+    track = build_track(approach + merged + on + later, start=(11.5, 21.5), max_gap=12)
+    assert np.allclose(track.pos[-1], (11.5, 12.7 - 0.5 * (len(later) - 1)))
+    assert np.allclose(track.pos[-len(later):, 0], 11.5)
+
+
 def test_tracker_follows_the_agent_that_steps_off_the_goal_it_rested_on_and_rests_again() -> None:
     # a square rests on the goal, then steps back to the cell it came from and stays there; on
     # the frame it starts off, blended with the frame before, it shows as a ghost on the goal
