@@ -1,7 +1,8 @@
 """Following the agent through a video: tracklets of nearby detections, then one track.
 
 Detections (agent-coloured blobs per frame) are linked frame to frame into
-*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame). A still
+*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame; an object at
+rest - ``REST_SIGHTINGS`` sightings in one place - only ``STATIC_SPAN``). A still
 object that flickers (a look-alike on a wall junction, seen in some frames only) keeps
 its tracklet: seen again where it stood within ``REVIVE_FRAMES`` frames, it continues
 it, so that the agent passing by is not linked onto it. A blob that is a still object and
@@ -336,7 +337,8 @@ def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None
     the followed one ended, within SPLIT_RADIUS of where it was, and that outlives it: the
     agent, where the track went on with a piece of the trail it was one blob with - and
     ended with the piece (a blurred dot drawing a trail: mazeworld 81818 v00155 blurred
-    again). The earliest such object; None when there is none."""
+    again). A still one only where the followed one was at rest and it stands apart (see
+    below). The earliest such object; None when there is none."""
     best: Tracklet | None = None
     for tr in pool:
         if tr is current or not current.start < tr.start <= current.end < tr.end \

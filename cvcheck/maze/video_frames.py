@@ -1003,8 +1003,9 @@ class FrameAnalyser:
         on the start, 130-160 once it moves). Where fresh agent blobs are kept, the floor
         becomes VIVID_SHARE of the upper-quartile saturation of the agent-hued pixels that
         count as coloured at all around the most vivid of them - never above the learned
-        floor, never under the style's colour floor. A trail it draws is paler in proportion
-        (a blend with the background), so it stays under the floor as the agent pales; and
+        floor, nor above the level at which that blob would no longer be kept, never under
+        the style's colour floor. A trail it draws is paler in proportion (a blend with the
+        background), so it stays under the floor as the agent pales; and
         where one frame showed the agent paler (grain, a flickering frame) and let pieces of
         its trail in, the agent beside them raises the floor again (mazeworld 81818 v00116
         flickering: the floor stayed down with the trail in, read as the agent)."""
