@@ -48,7 +48,7 @@ STATIC_SPAN = 0.6     #: a tracklet moving less than this (lattice cells) is a s
 SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split off from it
 SPLIT_MIN = 0.5       #: ... and at least this far from it (two blobs, not one flickering)
 SPLIT_WATCH = 8       #: frames the followed object must stay still after a mover appears
-REVIVE_FRAMES = 16    #: frames a still object may go unseen and still continue its tracklet where it stood
+REVIVE_FRAMES = 8     #: frames a still object may go unseen and still continue its tracklet where it stood
 SPLIT_TAIL = 3        #: a mover that came apart from the followed object at most this many frames before
                       #: the followed one ended, and outlives it, continues the track (see _split_successor)
 MERGED_AREA = 1.5     #: a blob this many times a still object's usual area, within reach of a moving object

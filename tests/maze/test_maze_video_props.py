@@ -258,23 +258,6 @@ def test_tracker_keeps_a_look_alike_at_rest_from_walking_off_with_the_agent_that
     assert np.allclose(track.pos[-len(later):, 0], 11.5)
 
 
-def test_tracker_keeps_a_look_alike_unseen_for_ten_frames_from_taking_the_agent() -> None:
-    # a look-alike seen for two frames, then paled under the floor for ten, shows again the frame
-    # a passing dot is too pale to be seen: the dot's tracklet, 2.5 cells away, took it, the dot
-    # went on in a tracklet of its own, and the track went back to the look-alike when it showed
-    # again (mazeworld 81818 v00077 washed out, once the floor no longer swung)
-    look_alike = Blob(10.55, 16.55, 0.1)
-    first = [[Blob(21.5, c, 0.08), look_alike] for c in (19.75, 19.6)]
-    walk = [[Blob(r, 19.57, 0.08)] for r in np.arange(19.8, 11.7, -1.0)][:9] + [[Blob(11.58, 18.78, 0.08)]]
-    assert len(walk) == 10                                                 # (the look-alike unseen)
-    pale = [[look_alike]]                                                  # the dot unseen
-    cols = np.arange(16.8, 6.0, -1.0)
-    on = [[look_alike, Blob(11.56, cols[0], 0.08)]] + [[Blob(11.56, c, 0.08)] for c in cols[1:6]] \
-        + [[look_alike, Blob(11.56, c, 0.08)] for c in cols[6:]]            # the look-alike unseen again
-    track = build_track(first + walk + pale + on, start=(21.5, 19.75), max_gap=12)
-    assert np.allclose(track.pos[-len(on):], np.c_[np.full(len(cols), 11.56), cols])
-
-
 def test_tracker_follows_the_agent_that_steps_off_the_goal_it_rested_on_and_rests_again() -> None:
     # a square rests on the goal, then steps back to the cell it came from and stays there; on
     # the frame it starts off, blended with the frame before, it shows as a ghost on the goal
