@@ -326,6 +326,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                  # then its ghost) is no rest it stepped off: no "teleport"
     (81818, 77, "vmeval", "trail", "drift_gm"),  # a junction look-alike vivid at its core set a floor that made it
                                                  # a speck, the agent's let it back: the track ended on it
+    (81818, 77, "vmeval", "trail", "ghost"),  # ... ghosted: the look-alike, steady, went off with the dot that
+                                              # walked over it, the dot's tracklet ended on the look-alike
     (15151, 0, "mmgr", "valid", "zoom:41"),  # a lattice on black pulled back: no border of its own, a ring of
                                              # walls inside was taken for it when re-located, "maze changed"
     (15151, 38, "vmeval", "trail", "zoom:41"),  # ... a 2-fps strip: once the dot turned into an arrival icon,
