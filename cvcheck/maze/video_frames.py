@@ -575,9 +575,9 @@ class FrameAnalyser:
         agent, found = self._agent_objects(hsv, runs)
         found = self._without_ghosts(index, hsv, found)
         agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
-        vivid = [(b, self._vividness(hsv, b)) for b in agents if b.fresh]
-        self._last_agents = (index, vivid)
-        self._follow_vividness(vivid, hsv)
+        around = [(b, self._saturations_around(hsv, b)) for b in agents if b.fresh]
+        self._last_agents = (index, [(b, _vivid(sat)) for b, sat in around])
+        self._follow_vividness(around)
         return agent, agents
 
     def pale_near_goal(self) -> list[tuple[int, list[Blob]]]:
@@ -842,7 +842,7 @@ class FrameAnalyser:
                             stale.discard(n)
         specks = {n for n, (r, c, a, _) in enumerate(raw)
                   if whole and n not in stale and a < PART_OF * whole
-                  and at_junction((r - 0.5) / 2, (c - 0.5) / 2, within=POST_RADIUS / 2)}
+                  and _on_post(r, c)}
         merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=whole)
         fresh = [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
         # held positions are kept apart from merging and flagged
@@ -993,9 +993,9 @@ class FrameAnalyser:
                     return True
         return False
 
-    def _follow_vividness(self, agents: list[tuple[Blob, float | None]], hsv: np.ndarray) -> None:
+    def _follow_vividness(self, agents: list[tuple[Blob, np.ndarray]]) -> None:
         """Set the agent's saturation floor for the next frame from how vivid it is now
-        (``agents``: the fresh agent blobs kept, each with its :meth:`_vividness`).
+        (``agents``: the fresh agent blobs kept, each with :meth:`_saturations_around` it).
 
         The floor learned from the first frames holds an agent that sits still on the start;
         one that pales as the video goes on (a colour drift, a moving agent smeared by H.264)
@@ -1012,21 +1012,21 @@ class FrameAnalyser:
         st = self.style
         if st.agent_saturation <= st.min_saturation:
             return
-        most = max(((b, v) for b, v in agents if v is not None), key=lambda bv: bv[1], default=None)
+        read = [(b, v, sat) for b, sat in agents if (v := _vivid(sat)) is not None]
+        most = max(read, key=lambda bvs: bvs[1], default=None)
         if most is None:
             return
-        floor = VIVID_SHARE * most[1]
+        b, vivid, sat = most
+        floor = VIVID_SHARE * vivid
         # never over the floor at which the blob it is read from would no longer be kept (as
         # large as a full agent; on a wall junction, as large as no speck there is: see _blobs):
         # a look-alike dot on a junction, vivid at its core only, set a floor at which it was a
         # speck, the next frame's floor then came from the paler agent, at which it was kept
         # again, and so on - seen in every other frame, never a still object, and the agent
         # passing by was linked onto it (mazeworld 81818 v00077 cast green and magenta)
-        b = most[0]
         need = int(np.ceil(self.agent_min_px))
-        if self.agent_px and at_junction((b.row - 0.5) / 2, (b.col - 0.5) / 2, within=POST_RADIUS / 2):
+        if self.agent_px and _on_post(b.row, b.col):
             need = max(need, int(np.ceil(PART_OF * self.agent_px)))
-        sat = self._saturations_around(hsv, b)
         if sat.size >= need:
             floor = min(floor, float(np.partition(sat, sat.size - need)[sat.size - need]))
         self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
@@ -1079,8 +1079,7 @@ class FrameAnalyser:
     def _vividness(self, hsv: np.ndarray, b: Blob) -> float | None:
         """The upper-quartile saturation of the agent-hued, coloured pixels around blob ``b``
         (within about its size), or None when there are under four."""
-        sat = self._saturations_around(hsv, b)
-        return _upper_quartile(sat) if sat.size >= 4 else None
+        return _vivid(self._saturations_around(hsv, b))
 
     def _saturations_around(self, hsv: np.ndarray, b: Blob) -> np.ndarray:
         """The saturations of the agent-hued, coloured pixels around blob ``b`` (within about
@@ -1351,6 +1350,17 @@ def _median(values: np.ndarray) -> float:
         return float(np.partition(values, n // 2)[n // 2])
     part = np.partition(values, (n // 2 - 1, n // 2))
     return float((part[n // 2 - 1] + part[n // 2]) / values.dtype.type(2))
+
+
+def _on_post(row: float, col: float) -> bool:
+    """Whether lattice point (row, col) lies on a wall junction (within POST_RADIUS), where a
+    blob smaller than PART_OF of the agent is a speck (see FrameAnalyser._blobs)."""
+    return at_junction((row - 0.5) / 2, (col - 0.5) / 2, within=POST_RADIUS / 2)
+
+
+def _vivid(saturations: np.ndarray) -> float | None:
+    """How vivid pixels of these saturations are: their upper quartile, None under four."""
+    return _upper_quartile(saturations) if saturations.size >= 4 else None
 
 
 def _upper_quartile(values: np.ndarray) -> float:

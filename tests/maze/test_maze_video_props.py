@@ -511,7 +511,7 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
         return analyser.agent_floor
 
     def follow(hsv: np.ndarray, blobs: list[Blob]) -> None:
-        analyser._follow_vividness([(b, analyser._vividness(hsv, b)) for b in blobs], hsv)
+        analyser._follow_vividness([(b, analyser._saturations_around(hsv, b)) for b in blobs])
 
     assert seen_at(150) == int(VIVID_SHARE * 150)
     assert seen_at(150) > 150 // 2                   # the trail stays under the floor
@@ -553,7 +553,7 @@ def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> Non
     for frame in range(6):
         blobs = kept()
         assert any(abs(b.row - 6.5) < 0.1 and abs(b.col - 6.5) < 0.1 for b in blobs), (frame, analyser.agent_floor)
-        analyser._follow_vividness([(b, analyser._vividness(hsv, b)) for b in blobs], hsv)
+        analyser._follow_vividness([(b, analyser._saturations_around(hsv, b)) for b in blobs])
         assert analyser.agent_floor <= 125
 
 
