@@ -575,8 +575,12 @@ class FrameAnalyser:
         agent, found = self._agent_objects(hsv, runs)
         found = self._without_ghosts(index, hsv, found)
         agents = self._continued(index, found, self._movers(hsv, runs, agent, look=not self._seen_moving(found)))
-        around = [(b, self._saturations_around(hsv, b)) for b in agents if b.fresh]
-        self._last_agents = (index, [(b, _vivid(sat)) for b, sat in around])
+        around = []
+        for b in agents:
+            if b.fresh:
+                sat = self._saturations_around(hsv, b)
+                around.append((b, sat, _vivid(sat)))
+        self._last_agents = (index, [(b, vivid) for b, _, vivid in around])
         self._follow_vividness(around)
         return agent, agents
 
@@ -993,9 +997,10 @@ class FrameAnalyser:
                     return True
         return False
 
-    def _follow_vividness(self, agents: list[tuple[Blob, np.ndarray]]) -> None:
+    def _follow_vividness(self, agents: list[tuple[Blob, np.ndarray, float | None]]) -> None:
         """Set the agent's saturation floor for the next frame from how vivid it is now
-        (``agents``: the fresh agent blobs kept, each with :meth:`_saturations_around` it).
+        (``agents``: the fresh agent blobs kept, each with :meth:`_saturations_around` it and
+        their :func:`_vivid`).
 
         The floor learned from the first frames holds an agent that sits still on the start;
         one that pales as the video goes on (a colour drift, a moving agent smeared by H.264)
@@ -1012,11 +1017,11 @@ class FrameAnalyser:
         st = self.style
         if st.agent_saturation <= st.min_saturation:
             return
-        read = [(b, v, sat) for b, sat in agents if (v := _vivid(sat)) is not None]
-        most = max(read, key=lambda bvs: bvs[1], default=None)
+        read = [(b, sat, v) for b, sat, v in agents if v is not None]
+        most = max(read, key=lambda bsv: bsv[2], default=None)
         if most is None:
             return
-        b, vivid, sat = most
+        b, sat, vivid = most
         floor = VIVID_SHARE * vivid
         # never over the floor at which the blob it is read from would no longer be kept (as
         # large as a full agent; on a wall junction, as large as no speck there is: see _blobs):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvcheck.maze.track import Track, build_track
-from cvcheck.maze.video_frames import Blob
+from cvcheck.maze.video_frames import Blob, _vivid
 from cvcheck.maze.video_metrics import (
     PALE_REACH,
     PALE_STILL,
@@ -31,6 +31,11 @@ def _walk(cells, speed: float, rng: np.random.Generator, noise: float) -> np.nda
         out += [a + (b - a) * s for s in np.linspace(0, 1, n + 1)[1:]]
     out = np.array(out)
     return out + rng.uniform(-noise, noise, out.shape)
+
+
+def _measured(analyser, hsv: np.ndarray, blobs: list[Blob]) -> list[tuple[Blob, np.ndarray, float | None]]:
+    """Each blob with the saturations around it and how vivid they are, as the analyser reads them."""
+    return [(b, sat, _vivid(sat)) for b in blobs for sat in [analyser._saturations_around(hsv, b)]]
 
 
 def _track(pos: np.ndarray) -> Track:
@@ -511,7 +516,7 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
         return analyser.agent_floor
 
     def follow(hsv: np.ndarray, blobs: list[Blob]) -> None:
-        analyser._follow_vividness([(b, analyser._saturations_around(hsv, b)) for b in blobs])
+        analyser._follow_vividness(_measured(analyser, hsv, blobs))
 
     assert seen_at(150) == int(VIVID_SHARE * 150)
     assert seen_at(150) > 150 // 2                   # the trail stays under the floor
@@ -553,7 +558,7 @@ def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> Non
     for frame in range(6):
         blobs = kept()
         assert any(abs(b.row - 6.5) < 0.1 and abs(b.col - 6.5) < 0.1 for b in blobs), (frame, analyser.agent_floor)
-        analyser._follow_vividness([(b, analyser._saturations_around(hsv, b)) for b in blobs])
+        analyser._follow_vividness(_measured(analyser, hsv, blobs))
         assert analyser.agent_floor <= 125
 
 
