@@ -1323,12 +1323,27 @@ def at_junction(row: float, col: float, *, within: float = 0.15) -> bool:
     return abs(row - round(row)) < within and abs(col - round(col)) < within
 
 
+FRINGE_AREA = 0.25        #: a blob under this share of a nearby marker's area ...
+FRINGE_SATURATION = 0.6   #: ... and under this share of its peak saturation ...
+FRINGE_REACH = 1.0        #: ... its centre within this many of the marker's widths (sqrt(area)) of its edge: a fringe
+
+
+def is_fringe(m: Marker, markers: list[Marker]) -> bool:
+    """Whether ``m`` is a colour fringe of a larger, more vivid marker beside it: a saturated blue
+    star re-encoded at a low bit rate rings yellow-green at its edge (the chroma of a 2 x 2 block
+    overshooting), a pale speck that the green window takes in (VMEvalKit's KnowWhat look, crushed:
+    the start read on the fringe, the star lost)."""
+    return any(o.area * FRINGE_AREA > m.area and m.peak_saturation < FRINGE_SATURATION * o.peak_saturation
+               and math.hypot(o.row - m.row, o.col - m.col) <= FRINGE_REACH * math.sqrt(o.area) + math.sqrt(m.area)
+               for o in markers if o is not m)
+
+
 def start_and_goal(markers: list[Marker]) -> tuple[Marker | None, Marker | None]:
     """The goal is the largest red marker; the start the largest green one, else the largest
     blue one (a star), else the largest of another colour, outside the goal's cell. Blobs
     on wall junctions are passed over (a coloured speck or an anti-aliased fringe there is
-    no marker)."""
-    placed = [m for m in markers if not on_post(m)]
+    no marker), and so are a marker's colour fringes (:func:`is_fringe`)."""
+    placed = [m for m in markers if not on_post(m) and not is_fringe(m, markers)]
     goal = next((m for m in placed if in_window(m.hue, RED_HUES)), None)
     others = [m for m in placed if goal is None or m.cell != goal.cell]  # a flag's pole is part of the goal
     start = (next((m for m in others if in_window(m.hue, GREEN)), None)
