@@ -46,6 +46,7 @@ LEARN_FRAMES = 12    #: frames (from the first readable one) the agent's look is
 GOAL_COVERED = 0.08  #: goal checks pause while agent-coloured pixels cover this much of the goal cell
 DEFAULT_FPS = 24.0   #: frame rate assumed for frames given without one
 GOAL_SIZE_FRAMES = 24  #: the goal's usual size is the median of its last this many clear sightings
+GOAL_SIZE_SLACK_PX = 12  #: ... and it is resized only when it is this many canvas pixels beyond 1/2-2x of it
 
 #: ``on_canvas(frame_index, canvas)``: called with each analysed frame's canvas (overlays keep some)
 CanvasSink = Callable[[int, np.ndarray], None]
@@ -240,7 +241,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     path, _ = path_match(path_px, spec, k, cfg)
     loops = path_loops(path_px, k, min_area=cfg.loop_min_area)
     faint = np.array([o.goal_faint for o in obs], bool)
-    goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg, faint=faint)
+    goal_bad = _goal_bad_frames(goal_pos, goal_area, covered, track, spec, prof, settling, cfg, faint=faint,
+                                slack=GOAL_SIZE_SLACK_PX / (k * k))
     tracked = track.tracked
     start_offset = None
     if len(tracked):
@@ -255,12 +257,18 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,
                      spec: MazeSpec, prof: StyleProfile, settling: Settling, cfg: MazeConfig, *,
-                     faint: np.ndarray | None = None) -> list[int]:
+                     faint: np.ndarray | None = None, slack: float = 0.0) -> list[int]:
     """Frames where the goal is missing, displaced (> marker_tolerance cells) or resized
-    (< 1/2 or > 2x its usual area) while neither the agent nor anything of its colour (a
-    trail, a left-behind marker) is on or next to it. ``faint``: frames where the goal was
-    found only paled in its cell (:attr:`FrameObs.goal_faint`), in place but of no size to
-    compare."""
+    (< 1/2 or > 2x its usual area, by more than ``slack`` lattice cells^2) while neither the
+    agent nor anything of its colour (a trail, a left-behind marker) is on or next to it.
+    ``faint``: frames where the goal was found only paled in its cell (:attr:`FrameObs.goal_faint`),
+    in place but of no size to compare.
+
+    ``slack``: a goal of a few canvas pixels has no size to measure: VMEvalKit's flag, a red
+    triangle a fifth of a cell wide beside a brown pole, is 3 canvas pixels at 8 a lattice cell,
+    and where compression bleeds the triangle's red into the pole (or a warm cast drifts the
+    pole's hue into the red window) the two read as one goal for a dozen frames, then as the
+    triangle again: 3x its area and back, in place."""
     centre = np.array(spec.goal, float) + 0.5
     n = len(goal_pos)
     visible = goal_area > 0
@@ -297,7 +305,7 @@ def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.nd
             if moved:
                 bad.append(t)
             continue
-        resized = bool(usual) and not pale and not (0.5 * usual <= area <= 2.0 * usual)
+        resized = bool(usual) and not pale and not (0.5 * usual - slack <= area <= 2.0 * usual + slack)
         if not seen or moved or resized:
             bad.append(t)
     return bad
