@@ -1325,7 +1325,7 @@ def at_junction(row: float, col: float, *, within: float = 0.15) -> bool:
 
 FRINGE_AREA = 0.25        #: a blob under this share of a nearby marker's area ...
 FRINGE_SATURATION = 0.6   #: ... and under this share of its peak saturation ...
-FRINGE_REACH = 1.0        #: ... its centre within this many of the marker's widths (sqrt(area)) of its edge: a fringe
+FRINGE_REACH = 1.0        #: ... centred within this many marker widths (sqrt(area)), plus its own, of it: a fringe
 
 
 def is_fringe(m: Marker, markers: list[Marker]) -> bool:
