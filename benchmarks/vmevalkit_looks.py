@@ -27,7 +27,8 @@ the motion planned here.
   and one cell back), and in KnowWhat mazes ``other_route`` (valid, by a shortest way other than
   the one a breadth-first search finds first: the grader must take the best-matching one). Each is
   graded the ``video`` way (the maze read from its first frames) and the ``maze`` way (the maze
-  file); the gate must pass ``valid`` and ``other_route`` and fail every other.
+  file); the gate must pass ``valid`` and ``other_route`` and fail every other. ``--strips``: also
+  2-fps strips as papers' figures show them, one frame a cell of the route.
 
 Needs the test extra (maze-dataset)::
 
@@ -324,10 +325,11 @@ def check_puzzle(family: str, seed: int, folder: Path) -> dict[str, Any]:
 
 
 def check_video(family: str, behaviour: str, seed: int, folder: Path, *, frames: int | None = None,
-                how: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """Draw and encode one answer video (``frames`` long, or 49, 81 or 121 as drawn; degraded by
-    each of ``how`` in turn, :mod:`benchmarks.maze_degraded`'s ways), grade it both ways; one case
-    per way."""
+                how: tuple[str, ...] = (), strip: bool = False) -> list[dict[str, Any]]:
+    """Draw and encode one answer video (``frames`` long, or 49, 81 or 121 as drawn; ``strip``: a
+    paper's figure strip at 2 fps instead, one frame a cell of the route and two more at its end;
+    degraded by each of ``how`` in turn, :mod:`benchmarks.maze_degraded`'s ways), grade it both
+    ways; one case per way."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.mazeworld.encode import write_mp4
     from cvcheck.config import Config
@@ -347,7 +349,16 @@ def check_video(family: str, behaviour: str, seed: int, folder: Path, *, frames:
         size = (832, 480) if rng.uniform() < 0.5 else (1280, 720)
     crf = int(rng.choice([18, 28, 35]))
     drawing = Drawing(puzzle)
-    pictures = [drawing.frame(p, size) for p in positions(route, frames, int(rng.integers(4, 13)))]
+    hold = int(rng.integers(4, 13))
+    if strip:
+        cells = [route[0]] + [(r, c) for a, b in zip(route, route[1:]) for r in _between(a[0], b[0])
+                              for c in _between(a[1], b[1])][1:]  # (one cell a frame: the legs are straight)
+        cells = [c for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]
+        at = [(float(r), float(c)) for r, c in cells + [route[-1]] * 2]
+        frames, fps = len(at), 2.0
+    else:
+        at, fps = positions(route, frames, hold), 16.0
+    pictures = [drawing.frame(p, size) for p in at]
     drawing.close()
     if how:
         from benchmarks.maze_degraded import CRF, _degraded
@@ -355,8 +366,8 @@ def check_video(family: str, behaviour: str, seed: int, folder: Path, *, frames:
         for i, way in enumerate(how):
             pictures = _degraded(pictures, how=way, rng=np.random.default_rng([seed, 17, i]))
             crf = max(crf, CRF.get(way, crf))
-    stem = folder / f"{family}-{behaviour}-{seed}"
-    write_mp4(stem.with_suffix(".mp4"), pictures, fps=16, crf=crf)
+    stem = folder / f"{family}-{behaviour}-{seed}{'-strip' if strip else ''}"
+    write_mp4(stem.with_suffix(".mp4"), pictures, fps=fps, crf=crf)
     stem.with_suffix(".json").write_text(json.dumps(puzzle.to_json()) + "\n")
     config = Config()
     out = []
@@ -366,8 +377,9 @@ def check_video(family: str, behaviour: str, seed: int, folder: Path, *, frames:
         want = 1.0 if behaviour in ("valid", OTHER_ROUTE) else 0.0
         failed = sorted(k for k, v in result.metrics.items() if k in ("maze_changed", "cross_wall") and v
                         ) + sorted(k for k, v in result.metrics.items() if k in ("target_achievement",) and not v)
-        out.append({"family": family, "behaviour": behaviour, "seed": seed, "way": way, "frames": frames, "size": size,
-                    "crf": crf, "shape": puzzle.shape, "overall": result.overall, "ok": result.overall == want,
+        out.append({"family": family, "behaviour": behaviour, "seed": seed, "way": way, "frames": frames,
+                    "strip": strip, "size": size, "crf": crf, "shape": puzzle.shape, "overall": result.overall,
+                    "ok": result.overall == want,
                     "status": str(result.status), "failed": failed})
     return out
 
@@ -378,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--videos", type=int, default=32, help="videos in all (families and behaviours in turn)")
     ap.add_argument("--others", type=int, default=8, help="KnowWhat videos walking a shortest way other than "
                                                           "the one found first (valid: rooms and loops hold several)")
+    ap.add_argument("--strips", type=int, default=0, help="also this many 2-fps strips (a paper's figure: the "
+                                                         "agent a full cell a frame), families and behaviours in turn")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--how", default="", help="degrade each video so, in turn (benchmarks/maze_degraded.py's "
@@ -396,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
                                   how=how) for i in range(args.videos)]
             videos += [pool.submit(check_video, "knowwhat", OTHER_ROUTE, args.seed + 10_000 + i, folder, how=how)
                        for i in range(args.others)]
+            videos += [pool.submit(check_video, FAMILIES[i % 2], BEHAVIOURS[(i // 2) % 4], args.seed + 20_000 + i,
+                                   folder, how=how, strip=True) for i in range(args.strips)]
             read = [f.result() for f in puzzles]
             graded = [c for f in videos for c in f.result()]
     report: dict[str, Any] = {"puzzles": {}, "videos": {}}

@@ -52,3 +52,11 @@ def test_a_knowwhat_walk_by_another_shortest_way_passes(tmp_path: Path) -> None:
     # only right answer (the grader takes the best-matching shortest path)
     for case in check_video("knowwhat", "other_route", 2, tmp_path, frames=41):
         assert case["ok"], case
+
+
+def test_a_two_fps_strip_is_graded_as_a_walk(tmp_path: Path) -> None:
+    # a paper's figure strip: the agent a full cell a frame (and through walls, a full cell too)
+    valid, _ = check_video("irregular", "valid", 4, tmp_path, strip=True)
+    assert valid["strip"] and valid["ok"], valid
+    through, _ = check_video("knowwhat", "wall_pass", 5, tmp_path, strip=True)
+    assert through["overall"] == 0.0 and "cross_wall" in through["failed"], through
