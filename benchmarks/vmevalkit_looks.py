@@ -260,7 +260,7 @@ def route_of(puzzle: Puzzle, behaviour: str) -> list[Cell] | None:
         corner = (sr, gc)
         straight = [puzzle.start, corner, puzzle.goal]
         cells = [(sr, c) for c in _between(sc, gc)] + [(r, gc) for r in _between(sr, gr)][1:]
-        crossed = any(shortest_route(puzzle.connections, a, b) != [a, b] for a, b in zip(cells, cells[1:]))
+        crossed = not all(_open(puzzle.connections, a, b) for a, b in zip(cells, cells[1:]))
         return straight if crossed else None
     if behaviour == "stop_short":
         return route[:-1]
@@ -270,6 +270,12 @@ def route_of(puzzle: Puzzle, behaviour: str) -> list[Cell] | None:
         other = shortest_route(puzzle.connections, puzzle.start, puzzle.goal, flipped=True)
         return other if other != route else None
     return route
+
+
+def _open(connections: np.ndarray, a: Cell, b: Cell) -> bool:
+    """Whether neighbouring cells ``a`` and ``b`` are joined (no wall between them)."""
+    (r, c), below = min(a, b), max(a, b)[0] != min(a, b)[0]
+    return bool(connections[0 if below else 1, r, c])
 
 
 def _between(a: int, b: int) -> list[int]:
@@ -349,7 +355,7 @@ def check_video(family: str, behaviour: str, seed: int, folder: Path, *, frames:
         size = (832, 480) if rng.uniform() < 0.5 else (1280, 720)
     crf = int(rng.choice([18, 28, 35]))
     drawing = Drawing(puzzle)
-    hold = int(rng.integers(4, 13))
+    hold = int(rng.integers(4, 13))  # (drawn for strips too: the same seed draws the same video either way)
     if strip:
         cells = [route[0]] + [(r, c) for a, b in zip(route, route[1:]) for r in _between(a[0], b[0])
                               for c in _between(a[1], b[1])][1:]  # (one cell a frame: the legs are straight)
