@@ -22,7 +22,9 @@ agent's track is then chained from tracklets that never coexist:
    same-coloured decoration) is never picked, so the track cannot lock onto a wrong
    blob far from the last position - save a moving one that came apart from the
    followed object where it was, in the last few frames before it ended, and outlives it
-   (the followed object was a piece of the trail the agent drew; the agent walks on).
+   (the followed object was a piece of the trail the agent drew; the agent walks on), or a
+   still one that did so off the way followed and stays to the end (the followed object was
+   the agent's ghost; the agent stands a cell on).
 
 Gaps (the agent hidden, blurred away, fully occluded) are left as missing frames;
 the wall and path analysis decides what the agent did in between.
@@ -57,6 +59,7 @@ USUAL_OF = 8          #: a still object's usual area: the median of its last thi
 REVIVE_AT = 0.3       #: lattice cells: a still object seen again this near where it stood takes that blob first
 TWIN_RADIUS = 0.25    #: lattice cells: two blobs this near in one frame are one object seen twice
 REST_SIGHTINGS = 8    #: an object seen this many times in a row within STATIC_SPAN of one place is at rest
+TRAIL_REACH = 1.5     #: lattice cells: an object this near the way followed so far may be a piece of its trail
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -298,7 +301,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             return float(np.hypot(*(tr.first() - last)))
 
         near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]
-        if not near and (split := _split_successor(current, long)) is not None:
+        if not near and (split := _split_successor(current, long, _way(track, current))) is not None:
             _place(track, _prefix(current, bisect_left(current.frames, split.start)))
             current = split
             continue
@@ -332,14 +335,34 @@ def _twin_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
     return max(twins, key=lambda tr: tr.end, default=None)
 
 
-def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
+def _way(track: Track, current: Tracklet) -> np.ndarray:
+    """The positions followed so far, in frame order (the pieces placed, then ``current``)."""
+    placed = np.flatnonzero(~np.isnan(track.pos[:, 0]))
+    placed = placed[placed < current.start]
+    return np.concatenate([track.pos[placed], [[b.row, b.col] for b in current.blobs]]).reshape(-1, 2)
+
+
+def _off_way(p: np.ndarray, way: np.ndarray) -> bool:
+    """Whether ``p`` lies farther than TRAIL_REACH from the polyline ``way`` (where a trail
+    drawn along the way followed would lie)."""
+    if len(way) == 1:
+        return float(np.hypot(*(p - way[0]))) > TRAIL_REACH
+    a, ab = way[:-1], way[1:] - way[:-1]
+    length2 = (ab * ab).sum(axis=1)
+    t = np.clip(((p - a) * ab).sum(axis=1) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
+    return float(np.hypot(*(a + t[:, None] * ab - p).T).min()) > TRAIL_REACH
+
+
+def _split_successor(current: Tracklet, pool: list[Tracklet], way: np.ndarray) -> Tracklet | None:
     """A moving object that came apart from the followed one at most SPLIT_TAIL frames before
     the followed one ended, within SPLIT_RADIUS of where it was, and that outlives it: the
     agent, where the track went on with a piece of the trail it was one blob with - and
     ended with the piece (a blurred dot drawing a trail: mazeworld 81818 v00155 blurred
-    again). A still one only where the followed one was at rest and it stands apart (see
-    below). The earliest such object; None when there is none."""
+    again). A still one only where it stands apart from the followed one and that was at
+    rest, or it stands off the ``way`` followed so far and lasts to the end (see below). The
+    earliest such object; None when there is none."""
     best: Tracklet | None = None
+    end = max(tr.end for tr in pool)
     for tr in pool:
         if tr is current or not current.start < tr.start <= current.end < tr.end \
                 or current.end - tr.start >= SPLIT_TAIL:
@@ -353,8 +376,14 @@ def _split_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None
         # (mazeworld 93939 v00119 ghosted at 55 %: "stopped on the goal"); one where the
         # followed object was is what stays behind there (a marker), and one beside a followed
         # object on the move is a piece of its trail - also a 2-fps strip's agent seen twice in
-        # one place, once as itself and once as its ghost (93939 v00142 ghosted)
-        if _still(tr) and (min(apart) < SPLIT_MIN or not _rested(current, tr.start)):
+        # one place, once as itself and once as its ghost (93939 v00142 ghosted) - unless it
+        # stands off the way followed, where no trail lies, to the end: a strip's agent a cell
+        # on, where the followed object was its ghost, as vivid at a 50 % ghost, that faded a
+        # frame later (93939 v00042 ghosted at 50 %: the overshoot "stopped on the goal"). Not
+        # mid-video: there the track may then pass over the mover it should go on with for a
+        # later object near enough, skipping the frames between (93939 v00142: a false teleport)
+        if _still(tr) and (min(apart) < SPLIT_MIN
+                           or not (_rested(current, tr.start) or tr.end == end and _off_way(tr.first(), way))):
             continue
         if min(apart) <= SPLIT_RADIUS and (best is None or tr.start < best.start):
             best = tr

@@ -248,6 +248,20 @@ def test_tracker_keeps_the_agent_when_it_vanishes_beside_a_still_trail_piece() -
     assert np.isnan(track.pos[12:, 0]).all()
 
 
+def test_tracker_follows_a_strip_agent_a_cell_on_when_the_copy_followed_was_its_ghost() -> None:
+    # a 1-fps strip blended half with the frame before: each frame shows the agent where it is
+    # and, as vivid, where it was; the track took the ghost at the last move, which faded a
+    # frame later, beside the agent a cell on, which stays: it stands off the way followed (no
+    # trail lies there), so it is the agent - else the overshoot "stopped on the goal", the
+    # ghost's cell (the blobs of mazeworld 93939 v00042 ghosted at 50 %)
+    seen = [[(1.56, 9.56)], [(1.56, 7.56)], [(3.56, 7.56), (1.58, 7.56)], [(3.56, 7.56), (5.56, 7.56)],
+            [(5.56, 5.56), (5.56, 7.56)], [(5.56, 5.56), (7.55, 5.6)], [(7.55, 5.6), (9.56, 5.56)], [(9.56, 5.56)]]
+    frames = [[Blob(r, c, 0.77) for r, c in blobs] for blobs in seen]
+    track = build_track(frames, start=(1.5, 9.5), max_gap=12)
+    assert np.allclose(track.pos[-1], (9.56, 5.56))
+    # (one on the way followed is a piece of the trail: the test above)
+
+
 def test_tracker_keeps_a_look_alike_at_rest_from_walking_off_with_the_agent_that_passes_it() -> None:
     # a dot walks past a still look-alike, one blob with it for a frame (the look-alike's
     # tracklet, nearer, takes it), then on alone while the look-alike pales for a few frames:
