@@ -359,8 +359,8 @@ def _split_successor(current: Tracklet, pool: list[Tracklet], way: np.ndarray) -
     agent, where the track went on with a piece of the trail it was one blob with - and
     ended with the piece (a blurred dot drawing a trail: mazeworld 81818 v00155 blurred
     again). A still one only where it stands apart from the followed one and that was at
-    rest, or it stands off the ``way`` followed so far and lasts to the end (see below). The
-    earliest such object; None when there is none."""
+    rest, or it stands off the ``way`` followed so far and lasts as long as any object is
+    seen (see below). The earliest such object; None when there is none."""
     best: Tracklet | None = None
     end = max(tr.end for tr in pool)
     for tr in pool:
