@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..vision.geometry import distance_to_polyline
 from .video_frames import Blob
 
 LINK_RADIUS = 3.0     #: lattice cells an object may move between two consecutive frames
@@ -342,17 +343,6 @@ def _way(track: Track, current: Tracklet) -> np.ndarray:
     return np.concatenate([track.pos[placed], [[b.row, b.col] for b in current.blobs]]).reshape(-1, 2)
 
 
-def _off_way(p: np.ndarray, way: np.ndarray) -> bool:
-    """Whether ``p`` lies farther than TRAIL_REACH from the polyline ``way`` (where a trail
-    drawn along the way followed would lie)."""
-    if len(way) == 1:
-        return float(np.hypot(*(p - way[0]))) > TRAIL_REACH
-    a, ab = way[:-1], way[1:] - way[:-1]
-    length2 = (ab * ab).sum(axis=1)
-    t = np.clip(((p - a) * ab).sum(axis=1) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
-    return float(np.hypot(*(a + t[:, None] * ab - p).T).min()) > TRAIL_REACH
-
-
 def _split_successor(current: Tracklet, pool: list[Tracklet], way: np.ndarray) -> Tracklet | None:
     """A moving object that came apart from the followed one at most SPLIT_TAIL frames before
     the followed one ended, within SPLIT_RADIUS of where it was, and that outlives it: the
@@ -382,8 +372,9 @@ def _split_successor(current: Tracklet, pool: list[Tracklet], way: np.ndarray) -
         # frame later (93939 v00042 ghosted at 50 %: the overshoot "stopped on the goal"). Not
         # mid-video: there the track may then pass over the mover it should go on with for a
         # later object near enough, skipping the frames between (93939 v00142: a false teleport)
-        if _still(tr) and (min(apart) < SPLIT_MIN
-                           or not (_rested(current, tr.start) or tr.end == end and _off_way(tr.first(), way))):
+        if _still(tr) and (min(apart) < SPLIT_MIN or not (
+                _rested(current, tr.start)
+                or tr.end == end and distance_to_polyline(way, tr.first()) > TRAIL_REACH)):
             continue
         if min(apart) <= SPLIT_RADIUS and (best is None or tr.start < best.start):
             best = tr

@@ -280,13 +280,17 @@ def _typical_speed(t: np.ndarray, pos: np.ndarray) -> float:
     (the middle value, or the mean of the middle two: their sum halved)."""
     if len(t) < 2:
         return 0.0
-    consecutive = np.diff(t) == 1
-    steps = np.hypot(*(pos[1:] - pos[:-1]).T)[consecutive]
+    steps = _consecutive_steps(t, pos)
     moving = sorted(steps[steps > 0.02].tolist())
     if not moving:
         return 0.0
     mid = len(moving) // 2
     return moving[mid] if len(moving) % 2 else (moving[mid - 1] + moving[mid]) / 2.0
+
+
+def _consecutive_steps(t: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The lengths of the steps between sightings ``pos`` in consecutive tracked frames ``t``."""
+    return np.hypot(*(pos[1:] - pos[:-1]).T)[np.diff(t) == 1]
 
 
 def analyse_crossings(track: Track, geo: WallGeometry, *, contact_overlap: float) -> CrossingReport:
@@ -416,7 +420,7 @@ def _stride(t: np.ndarray, pos: np.ndarray) -> float:
     holds between); else 0 (a glide, whose few long steps are the tracker's slips)."""
     if len(t) < 2:
         return 0.0
-    steps = np.hypot(*(pos[1:] - pos[:-1]).T)[np.diff(t) == 1]
+    steps = _consecutive_steps(t, pos)
     long = steps[steps > STRIDE_MIN]
     if len(long) < 2 or len(long) < STRIDE_SHARE * len(steps):
         return 0.0

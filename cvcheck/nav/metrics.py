@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..vision.geometry import distance_to_polyline
 from ._validate import as_point, as_trajectory, positive
 from .association import associate, resample_by_arclength
 
@@ -49,7 +50,7 @@ def oracle_success(trajectory: Any, goal: Any, *, radius: float = 3.0) -> bool:
     """True when any point of the path (segments included) comes within ``radius`` of ``goal``."""
     traj = as_trajectory(trajectory)
     g = as_point(goal, traj.shape[1])
-    return _min_distance_to_polyline(traj, g) <= positive(radius, "radius")
+    return distance_to_polyline(traj, g) <= positive(radius, "radius")
 
 
 def spl(success: Any, shortest_length: Any, path_length: Any) -> np.ndarray | float:
@@ -215,14 +216,3 @@ def geo_align(prediction: Any, ground_truth: Any, *, goal: Any = None, radius: f
         "nav_error": final_distance_error(pred, g),
         "dir_error_deg": float(heading_error(np.degrees(ph), np.degrees(gh))),
     }
-
-
-def _min_distance_to_polyline(traj: np.ndarray, point: np.ndarray) -> float:
-    if len(traj) == 1:
-        return float(np.linalg.norm(traj[0] - point))
-    a, b = traj[:-1], traj[1:]
-    ab = b - a
-    denom = np.einsum("ij,ij->i", ab, ab)
-    t = np.where(denom > 0, np.einsum("ij,ij->i", point - a, ab) / np.where(denom > 0, denom, 1.0), 0.0)
-    closest = a + np.clip(t, 0.0, 1.0)[:, None] * ab
-    return float(np.linalg.norm(closest - point, axis=1).min())

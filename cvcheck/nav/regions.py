@@ -16,8 +16,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import InputError
+from ..vision.geometry import distance_to_polyline
 from ._validate import as_point, as_trajectory, positive
-from .metrics import _min_distance_to_polyline
 
 
 def _box(region: Mapping[str, Any], dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +54,7 @@ def path_touches_region(trajectory: Any, region: Mapping[str, Any]) -> bool:
     traj = as_trajectory(trajectory)
     if "center" in region:
         c = as_point(region["center"], traj.shape[1], name="center")
-        return _min_distance_to_polyline(traj, c) <= positive(region["radius"], "radius")
+        return distance_to_polyline(traj, c) <= positive(region["radius"], "radius")
     lo, hi = _box(region, traj.shape[1])
     if len(traj) == 1:
         return inside_region(traj[0], region)

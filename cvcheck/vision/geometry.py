@@ -1,4 +1,4 @@
-"""Localisation helpers: the bounding box of a drawing, cell-fraction maps."""
+"""Localisation helpers: the bounding box of a drawing, cell-fraction maps, distances."""
 
 from __future__ import annotations
 
@@ -95,3 +95,16 @@ def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     warp = np.array([[sx, 0.0, 0.5 * sx - 0.5], [0.0, sy, 0.5 * sy - 0.5]])
     return cv2.warpAffine(small, warp, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def distance_to_polyline(polyline: np.ndarray, point: np.ndarray) -> float:
+    """The least Euclidean distance from ``point`` (2,) to the polyline through the (N, 2)
+    ``polyline`` points in order (N >= 1; to the point itself when N is 1)."""
+    if len(polyline) == 1:
+        return float(np.linalg.norm(polyline[0] - point))
+    a, b = polyline[:-1], polyline[1:]
+    ab = b - a
+    denom = np.einsum("ij,ij->i", ab, ab)
+    t = np.where(denom > 0, np.einsum("ij,ij->i", point - a, ab) / np.where(denom > 0, denom, 1.0), 0.0)
+    closest = a + np.clip(t, 0.0, 1.0)[:, None] * ab
+    return float(np.linalg.norm(closest - point, axis=1).min())
