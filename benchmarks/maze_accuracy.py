@@ -14,6 +14,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         result = verify_image(case.answer, case.reference, id=case.id)
         times.append(time.perf_counter() - t0)
-        got = {m: result.metrics.get(m) for m in METRICS} | {"overall": int(result.overall or 0)}
+        got: dict[str, Any] = {m: result.metrics.get(m) for m in METRICS} | {"overall": int(result.overall or 0)}
         ok_all = True
         for name in METRICS + ("overall",):
             hit = int(got[name]) == int(case.labels[name])

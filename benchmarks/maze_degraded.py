@@ -294,7 +294,7 @@ def _drifted(frames: list[np.ndarray], rng: np.random.Generator, *, green_magent
     out = []
     for i, img in enumerate(frames):
         f = i / max(1, len(frames) - 1)
-        rgb = img.astype(np.float32) * (1.0 + (gains - 1.0) * f).astype(np.float32)
+        rgb: np.ndarray = img.astype(np.float32) * (1.0 + (gains - 1.0) * f).astype(np.float32)
         grey = rgb @ luma
         s = 1.0 + (saturation - 1.0) * f
         rgb = grey[..., None] + (rgb - grey[..., None]) * s

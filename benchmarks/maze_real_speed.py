@@ -83,9 +83,11 @@ def predecoded(video: Path, config: Any) -> list:
     verifier's reader converts them (config: a ``cvcheck.config.Config``)."""
     from cvcheck.maze.task import HEAD_RGB_FRAMES
     from cvcheck.media.video import iter_frames
+    from cvcheck.vision.yuv import YuvFrame
 
     frames = list(iter_frames(video, config=config.media, yuv=True))
     for frame in frames[:HEAD_RGB_FRAMES]:
+        assert isinstance(frame, YuvFrame)  # the videos here come from write_mp4, in yuv420p
         frame.rgb()
     return frames
 
@@ -106,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from cvcheck.maze.verdict import video_result
     from cvcheck.maze.video import analyse_video
     from cvcheck.media.video import iter_frames, probe
+    from cvcheck.schema import Unparseable
     from cvcheck.vision.threads import opencv_threads
 
     config = Config()
@@ -152,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     def analysis_only(frames: list, fps: float) -> None:
         with opencv_threads(1):
             a = analyse_video(frames, None, config=config.maze, fps=fps)
+            assert not isinstance(a, Unparseable)
             video_result(a, id="", config=config.maze, config_hash="")
 
     runs: dict[tuple[str, str], dict[str, list[float]]] = {}

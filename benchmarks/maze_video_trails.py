@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
             for behaviour in BEHAVIOURS:
                 case = make_video_case(seed, behaviour=behaviour, look=look, size=7)
                 result = verify_video(case.frames(), case.spec, config=cfg, id=case.id)
+                assert result.overall is not None  # None only for an error result
                 got = {m: result.metrics[m] for m in METRICS} | {"overall": int(result.overall)}
                 want = {m: case.labels[m] for m in METRICS + ("overall",)}
                 n += 1

@@ -86,14 +86,14 @@ def main(argv: list[str] | None = None) -> int:
 
     # -- video -------------------------------------------------------------------------------
     for label, noise, shake in (("clean render", 0.0, 0.0), ("grain 3 + camera shake 0.7 px", 3.0, 0.7)):
-        case = make_video_case(args.seed0 + 999, n=9, kind="gradual", frames=args.frames, noise=noise, shake=shake)
+        vcase = make_video_case(args.seed0 + 999, n=9, kind="gradual", frames=args.frames, noise=noise, shake=shake)
         with tempfile.TemporaryDirectory() as tmp:
-            path = case.write_mp4(Path(tmp) / "v.mp4")
+            path = vcase.write_mp4(Path(tmp) / "v.mp4")
             t = time.perf_counter()
-            r = verify_video_file(path, case.puzzle, case.solution, config=cfg)
+            r = verify_video_file(path, vcase.puzzle, vcase.solution, config=cfg)
             ours_s = time.perf_counter() - t
             m = r.metrics
-            naive_calls = sum(int((case.states[int(s)] != 0).sum()) for s in case.state_of)
+            naive_calls = sum(int((vcase.states[int(s)] != 0).sum()) for s in vcase.state_of)
             t = time.perf_counter()
             timed = 0
             for i, frame in enumerate(iter_frames(path)):
@@ -101,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
                     read_grid(frame, 9, config=every)
                     timed += 1
             naive_s = (time.perf_counter() - t) * (m["frames"] / max(timed, 1))
-        print(f"\n9x9 video, {label}, {m['frames']} frames ({case.style.size} px H.264): verdict overall="
-              f"{r.overall} (label {case.labels['overall']}), AR={m['action_reflection']} "
-              f"(label {case.labels['action_reflection']})")
+        print(f"\n9x9 video, {label}, {m['frames']} frames ({vcase.style.size} px H.264): verdict overall="
+              f"{r.overall} (label {vcase.labels['overall']}), AR={m['action_reflection']} "
+              f"(label {vcase.labels['action_reflection']})")
         print(f"{'':28s}{'change-driven':>16s}{'naive':>16s}{'ratio':>10s}")
         print(f"{'OCR calls (crops)':28s}{m['ocr_calls']:>16d}{naive_calls:>16d}"
               f"{naive_calls / max(m['ocr_calls'], 1):>9.1f}x")

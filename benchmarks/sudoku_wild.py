@@ -141,8 +141,9 @@ def make_pair(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]
 
 def units(n: int) -> list[list[tuple[int, int]]]:
     out = [[(r, c) for c in range(n)] for r in range(n)] + [[(r, c) for r in range(n)] for c in range(n)]
-    if BOXES[n] is not None:
-        br, bc = BOXES[n]
+    boxes = BOXES[n]
+    if boxes is not None:
+        br, bc = boxes
         out += [[(r0 + i, c0 + j) for i in range(br) for j in range(bc)]
                 for r0 in range(0, n, br) for c0 in range(0, n, bc)]
     return out
@@ -313,7 +314,7 @@ def render(look: Look, puzzle: np.ndarray, scene: Scene) -> np.ndarray:
             cx, cy = pad + (c + 0.5) * cell, pad + (r + 0.5) * cell
             if d:
                 is_clue = puzzle[r, c] != 0
-                color = look.clue_color if is_clue else look.entry_color
+                color: tuple[int, ...] = look.clue_color if is_clue else look.entry_color
                 a = 1.0 if is_clue or scene.alpha is None else float(scene.alpha[r, c])
                 if a <= 0:
                     continue
@@ -348,7 +349,7 @@ def render(look: Look, puzzle: np.ndarray, scene: Scene) -> np.ndarray:
 
 def _glow(arr: np.ndarray, pad: float, g: float) -> np.ndarray:
     s = arr.shape[0]
-    ring = np.zeros((s, s), np.float32)
+    ring: np.ndarray = np.zeros((s, s), np.float32)
     w = max(3, round(0.02 * s))
     cv2.rectangle(ring, (round(pad - w), round(pad - w)), (round(pad + g + w), round(pad + g + w)), 1.0, w)
     ring = cv2.GaussianBlur(ring, (0, 0), w)
@@ -442,7 +443,7 @@ def _image_scene(rng: np.random.Generator, puzzle: np.ndarray, shown: np.ndarray
     if "cursor" in effects:
         scene.cursor = cells[int(rng.integers(len(cells)))]
     if "pencil" in effects:
-        blanks = [tuple(int(v) for v in rc) for rc in np.argwhere(shown == 0)]
+        blanks = [(int(rc[0]), int(rc[1])) for rc in np.argwhere(shown == 0)]
         for rc in blanks[: int(rng.integers(1, 4))]:
             scene.pencil[rc] = sorted(int(v) for v in rng.choice(np.arange(1, n + 1), size=min(n, 3), replace=False))
     scene.glow = "glow" in effects
@@ -520,7 +521,7 @@ def _plan(rng: np.random.Generator, puzzle: np.ndarray, solution: np.ndarray, de
           per_step: int) -> list[dict[tuple[int, int], int]]:
     """Per step, the cells written (value); the last step leaves the final grid."""
     n = puzzle.shape[0]
-    empties = [tuple(int(v) for v in rc) for rc in rng.permutation(np.argwhere(puzzle == 0))]
+    empties = [(int(rc[0]), int(rc[1])) for rc in rng.permutation(np.argwhere(puzzle == 0))]
     if rng.random() < 0.5:
         empties.sort()
     final = {rc: int(solution[rc]) for rc in empties}
@@ -539,7 +540,8 @@ def _plan(rng: np.random.Generator, puzzle: np.ndarray, solution: np.ndarray, de
         plan[min(steps - 1, len(order) // per_step)][rc] = final[rc]
     if defect == "clue_changed":
         clues = np.argwhere(puzzle != 0)
-        rc = tuple(int(v) for v in clues[int(rng.integers(len(clues)))])
+        clue = clues[int(rng.integers(len(clues)))]
+        rc = (int(clue[0]), int(clue[1]))
         plan[int(rng.integers(0, steps))][rc] = int(rng.choice([d for d in range(1, n + 1) if d != puzzle[rc]]))
     return plan
 
@@ -580,8 +582,8 @@ def make_video_case(seed: int, *, n: int | None = None, effects: list[str] | Non
     current = puzzle.copy()
     born: dict[tuple[int, int], int] = {}
     scenes: list[Scene] = []
-    pencil_cells = {tuple(int(v) for v in rc): sorted(int(x) for x in rng.choice(np.arange(1, n + 1), size=min(n, 3),
-                                                                                  replace=False))
+    pencil_cells = {(int(rc[0]), int(rc[1])): sorted(int(x) for x in rng.choice(np.arange(1, n + 1), size=min(n, 3),
+                                                                                 replace=False))
                     for rc in np.argwhere(puzzle == 0)[: max(1, empties // 3)]} if "pencil" in effects else {}
     blur_start = 2 if "blurry_start" in effects else 0
     lead = max(lead, blur_start + 4)  # the puzzle shows sharp for a few frames before the first entry

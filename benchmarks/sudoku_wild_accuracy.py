@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root, for benchmarks.sudoku_wild
 
 
 def _grade(answer: Path, *, puzzle_image: Path | None) -> dict:
@@ -61,8 +61,7 @@ def _row(r, labels: dict, shown: np.ndarray, seconds: float, **extra) -> dict:
 
 
 def image_job(seed: int) -> dict:
-    from sudoku_wild import make_image_case
-
+    from benchmarks.sudoku_wild import make_image_case
     from cvcheck.errors import CvcheckError
 
     case = make_image_case(seed)
@@ -81,8 +80,7 @@ def image_job(seed: int) -> dict:
 
 def video_job(args: tuple[int, str, str]) -> dict:
     """(seed, mode, variant): mode first_frames | image; variant random | zoom | plain | effects."""
-    from sudoku_wild import make_video_case
-
+    from benchmarks.sudoku_wild import make_video_case
     from cvcheck.errors import CvcheckError
 
     seed, mode, variant = args

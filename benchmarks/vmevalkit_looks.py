@@ -203,7 +203,9 @@ class Drawing:
         from maze_dataset.plotting import MazePlot
 
         self._plt = plt
-        maze = TargetedLatticeMaze(connection_list=puzzle.connections, start_pos=puzzle.start, end_pos=puzzle.goal)
+        # call-arg: maze-dataset's dataclass init (muutils, kw_only) is invisible to mypy
+        maze = TargetedLatticeMaze(connection_list=puzzle.connections, start_pos=puzzle.start,  # type: ignore[call-arg]
+                                   end_pos=puzzle.goal)
         knowwhat = puzzle.family == "knowwhat"
         self.plot = MazePlot(maze, unit_length=20 if knowwhat else 14)
         self.plot.true_path, self.plot.predicted_paths = None, []

@@ -1,4 +1,5 @@
-"""The package type-checks: ``mypy`` clean on all of it, ``mypy --strict`` on the public modules.
+"""The package type-checks: ``mypy`` clean on all of it and on the benchmarks, ``mypy --strict`` on
+the public modules.
 
 cvcheck ships ``py.typed``, so users' type checkers read these annotations; a regression here is
 a bug in the public API as much as a wrong verdict is.
@@ -31,6 +32,14 @@ def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_package_is_mypy_clean() -> None:
     done = _mypy("cvcheck")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_benchmarks_are_mypy_clean() -> None:
+    """The benchmarks that measure the done-when figures type-check too (their corpora are
+    drawn with maze-dataset, in the test extra)."""
+    pytest.importorskip("maze_dataset", reason="maze-dataset is in the test extra")
+    done = _mypy("benchmarks")
     assert done.returncode == 0, done.stdout + done.stderr
 
 

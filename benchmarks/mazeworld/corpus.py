@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -101,11 +101,15 @@ def video_labels(draw: VideoDraw) -> dict:
     schedule = Schedule(maze, plan, draw.style, tl.n_frames)
     n = tl.n_frames
     frames_changed = [f for f in range(n) if schedule.walls_changed_at(f)]
-    goals = sorted({schedule.goal_cell_at(f) for f in range(n)} - {None})
+    goals = sorted(g for g in {schedule.goal_cell_at(f) for f in range(n)} if g is not None)
     vis = tl.visible_frames()
+    final_cell = tl.cell(vis[-1])
+    assert final_cell is not None  # a visible frame
+    # walls change only where the plan draws other walls (Schedule.walls_changed_at)
+    drawn_walls = [plan.drawn_walls] if frames_changed and plan.drawn_walls is not None else []
     labels = compute_labels(
-        maze, plan.path, plan.moves, first_position=tuple(tl.positions[vis[0]]), final_cell=tl.cell(vis[-1]),
-        drawn_walls=[plan.drawn_walls] if frames_changed else [], goal_marker_cells=goals,
+        maze, plan.path, plan.moves, first_position=tuple(tl.positions[vis[0]]), final_cell=final_cell,
+        drawn_walls=drawn_walls, goal_marker_cells=goals,
     ).to_json()
     labels.update({
         "arrival_frame": tl.arrival_frame(maze.goal),
@@ -150,7 +154,7 @@ def build_video(spec: CaseSpec, folder: Path) -> tuple[dict, dict, tuple[str, ..
     pitch = scale_of(comp.cell_affine(0))
     board = comp.boards[False]
     wall = board.wall_px / board.pitch * pitch
-    params = {
+    params: dict[str, Any] = {
         "frame_size": list(st.frame_size), "fps": st.fps, "n_frames": n, "crf": st.crf, "mode": draw.timeline.mode,
         "speed": round(draw.timeline.speed, 4), "cell_px": round(pitch, 3), "wall_px": round(wall, 3),
         "agent_half_px": round(st.markers.agent_half(pitch, wall), 3), "board": board_params(st.board),

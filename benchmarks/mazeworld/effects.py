@@ -104,4 +104,6 @@ def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     ok, buf = cv2.imencode(".jpg", image[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)[:, :, ::-1].copy()
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None  # the JPEG just encoded
+    return decoded[:, :, ::-1].copy()

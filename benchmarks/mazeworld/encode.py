@@ -27,7 +27,8 @@ def yuv420p_frame(rgb: np.ndarray) -> av.VideoFrame:
               i420[h * w + q:].reshape(h // 2, w // 2))
     frame = av.VideoFrame(w, h, "yuv420p")
     for plane, data in zip(frame.planes, planes):
-        buf = np.frombuffer(plane, dtype=np.uint8).reshape(-1, plane.line_size)
+        # VideoPlane supports the buffer protocol, which PyAV's stubs do not declare
+        buf = np.frombuffer(plane, dtype=np.uint8).reshape(-1, plane.line_size)  # type: ignore[call-overload]
         buf[:, : data.shape[1]] = data
         buf[:, data.shape[1]:] = 0
     return frame

@@ -198,8 +198,8 @@ def compute_labels(
         wall_iou_min_lattice=round(min(lattice_ious), 6),
         goal_marker_moved=goal_moved,
         start_offset=round(start_offset, 6),
-        final_cell=tuple(final_cell),
-        cell_path=tuple(tuple(c) for c in path),
+        final_cell=(final_cell[0], final_cell[1]),
+        cell_path=tuple((c[0], c[1]) for c in path),
         moves=tuple(moves),
     )
 

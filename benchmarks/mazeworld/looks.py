@@ -37,7 +37,8 @@ class Board:
 
 def lattice_rgb(connection_list: np.ndarray) -> np.ndarray:
     """maze-dataset's ``as_pixels()`` of the bare lattice maze: black walls, white cells."""
-    return np.asarray(LatticeMaze(connection_list=connection_list.copy()).as_pixels(), dtype=np.uint8)
+    # the call-arg ignores here and below: maze-dataset's dataclass init (muutils, kw_only) is invisible to mypy
+    return np.asarray(LatticeMaze(connection_list=connection_list.copy()).as_pixels(), dtype=np.uint8)  # type: ignore[call-arg]
 
 
 def upscale(lattice: np.ndarray, lattice_px: int) -> np.ndarray:
@@ -85,7 +86,7 @@ def mazeplot_board(connection_list: np.ndarray, *, size_px: tuple[int, int], uni
     fig = Figure(figsize=(w / 100, h / 100), dpi=100, facecolor="white")
     canvas = FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    MazePlot(LatticeMaze(connection_list=connection_list.copy()), unit_length=unit_length).plot(
+    MazePlot(LatticeMaze(connection_list=connection_list.copy()), unit_length=unit_length).plot(  # type: ignore[call-arg]
         fig_ax=(fig, ax), title=title
     )
     rows, cols = connection_list.shape[1:]
@@ -108,7 +109,7 @@ def vmeval_board(connection_list: np.ndarray, *, maze_px: int, unit_length: int,
     fig = Figure(figsize=(w / 100, h / 100), dpi=100, facecolor="white")
     canvas = FigureCanvasAgg(fig)
     ax = fig.add_axes((pad_px / w, pad_px / h, mw / w, mh / h))
-    MazePlot(LatticeMaze(connection_list=connection_list.copy()), unit_length=unit_length).plot(
+    MazePlot(LatticeMaze(connection_list=connection_list.copy()), unit_length=unit_length).plot(  # type: ignore[call-arg]
         fig_ax=(fig, ax), plain=True
     )
     image = _render(fig, canvas)

@@ -96,14 +96,15 @@ class Maze:
             raise RuntimeError(f"maze-dataset path {a}->{b} is not shortest")
         return path  # type: ignore[return-value]
 
+    # the call-arg ignores below: maze-dataset's dataclass init (muutils, kw_only) is invisible to mypy
     def lattice_maze(self) -> LatticeMaze:
-        return LatticeMaze(connection_list=self.connection_list.copy())
+        return LatticeMaze(connection_list=self.connection_list.copy())  # type: ignore[call-arg]
 
     def solved_maze(self) -> SolvedMaze:
         return SolvedMaze(connection_list=self.connection_list.copy(), solution=np.array(self.solution))
 
     def targeted_maze(self) -> TargetedLatticeMaze:
-        return TargetedLatticeMaze(
+        return TargetedLatticeMaze(  # type: ignore[call-arg]
             connection_list=self.connection_list.copy(), start_pos=self.start, end_pos=self.goal
         )
 

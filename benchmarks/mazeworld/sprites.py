@@ -10,13 +10,14 @@ import math
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 Colour = tuple[int, int, int]
 _SHIFT = 4
 _ONE = 1 << _SHIFT
 
 
-def _fix(points: np.ndarray) -> np.ndarray:
+def _fix(points: npt.ArrayLike) -> np.ndarray:
     return np.round(np.asarray(points, dtype=np.float64) * _ONE).astype(np.int32)
 
 

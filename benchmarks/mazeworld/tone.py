@@ -79,7 +79,9 @@ def _case(job: tuple[Path, Path, int, dict[str, Any]]) -> dict[str, Any]:
     if case["modality"] == "video":
         retone_video(src / "answer.mp4", dst / "answer.mp4", p, crf=int(case["params"].get("crf", 28)))
     else:
-        rgb = cv2.cvtColor(cv2.imread(str(src / "answer.png")), cv2.COLOR_BGR2RGB)
+        bgr = cv2.imread(str(src / "answer.png"))
+        assert bgr is not None, f"cannot read {src / 'answer.png'}"
+        rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
         toned = retone(rgb, p, 1.0, np.random.default_rng(p["noise_seed"]))
         cv2.imwrite(str(dst / "answer.png"), cv2.cvtColor(toned, cv2.COLOR_RGB2BGR))
     return {**case, "effects": case["effects"] + ["tone_drift" if p["drift"] and case["modality"] == "video"

@@ -113,6 +113,7 @@ class VideoComposer:
         self.schedule = Schedule(maze, plan, style, timeline.n_frames)
         self.boards: dict[bool, Board] = {False: style.board.render(maze.connection_list)}
         if any(self.schedule.walls_changed_at(f) for f in range(timeline.n_frames)):
+            assert plan.drawn_walls is not None  # walls change only where the plan draws other walls
             self.boards[True] = style.board.render(plan.drawn_walls)
         base = self.boards[False]
         caption_band = self._caption_band()
