@@ -487,6 +487,34 @@ def test_a_compression_fringe_on_the_start_square_is_not_the_agent() -> None:
     assert agent.how == "on_start_marker" and agent.hue_class == (86, 130)
 
 
+def test_a_fringe_ringing_at_a_start_marker_corner_once_the_agent_left_is_not_the_agent() -> None:
+    # the green square leaves a copy of itself on the start and moves down, its trail merged
+    # with the copy; from frame 6 H.264 rings a 3-px magenta speck at the copy's corner, which
+    # stays: it "appeared on the start", was learned as the agent, and the square was never
+    # followed (mazeworld 46046 v00129 drifting: "never reaches the goal")
+    from cvcheck.maze.look import learn_agent
+
+    unit = 40
+    img, spec = _lattice(unit)
+    r, c = spec.start
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    frames = []
+    for t in range(12):
+        frame = img.copy()
+        frame[r * unit:(r + 1) * unit + 7 * t, c * unit:(c + 1) * unit] = (0, 255, 0)
+        if t >= 6:
+            frame[r * unit:r * unit + 3, (c + 1) * unit - 3:(c + 1) * unit] = (200, 90, 200)
+        frames.append(frame)
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.hue_class == (35, 85) and agent.how != "appeared"
+    # an icon that appears on the marker, over a tenth of its size, is still the agent
+    for frame in frames[1:]:
+        frame[r * unit + 12:r * unit + 28, c * unit + 12:c * unit + 28] = (40, 60, 230)
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.hue_class == (86, 130)
+
+
 def test_a_pale_trail_over_open_boundaries_is_no_wall_ink() -> None:
     # an agent drawing a thin trail along the corridors' centres, across the open boundaries of
     # faint 1-px lines: blurred and resampled, the trail is paler than the colour floor and as
