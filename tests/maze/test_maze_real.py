@@ -345,6 +345,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (81818, 23, "mazeplot", "walls_minor", "drift"),  # a white balance drifting warm or cool: faint blurred lines'
                                                       # ink (darkness less chroma) sank into the tinted paper,
                                                       # "maze changed" (wall IoU 0.125)
+    (46046, 129, "mmgr", "trail", "drift"),  # re-encoded: a 3-px magenta speck rings at the corner of the start
+                                             # square the agent left, learned as the agent: "never reaches the goal"
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
@@ -462,7 +464,8 @@ def test_a_drifting_white_balance_is_brought_back_to_the_first_frames_paper(tmp_
 
 def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str, *,
                         with_maze_file: bool = False, frame_sizes: str = "standard", tone: bool = False,
-                        degraded: str | None = None, file_format: str | None = None) -> None:
+                        degraded: str | None = None, file_format: str | None = None,
+                        fps: float | None = None) -> None:
     from benchmarks.maze_degraded import GHOST, degrade_video
     from benchmarks.maze_formats import FORMATS, reencode
     from benchmarks.mazeworld.corpus import CaseSpec, build_video
@@ -484,6 +487,14 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     if file_format:  # re-encoded in another file format (benchmarks/maze_formats.py)
         answer = tmp_path / f"answer-{file_format}{FORMATS[file_format].suffix}"
         reencode(tmp_path / "answer.mp4", answer, file_format)
+    if fps:  # copied at another frame rate (benchmarks/maze_frame_rates.py)
+        from benchmarks.maze_frame_rates import CRF, retimed
+        from benchmarks.mazeworld.encode import read_rgb, write_mp4
+
+        frames, rate = read_rgb(answer)
+        kept, new_rate, _, _ = retimed(frames, float(rate), fps)
+        answer = tmp_path / f"answer-{fps:g}fps.mp4"
+        write_mp4(answer, kept, fps=new_rate, crf=CRF)
     r = grade(answer, config=Config(), maze=tmp_path / "maze.json" if with_maze_file else None)
     assert r.status.value == "ok", r.details.get("reason")  # every case is drawn readable
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
@@ -491,6 +502,22 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
     assert r.metrics["maze_changed"] == labels["maze_changed"], r.details.get("notes")
     assert r.metrics["reflection"] == labels["reflection"], r.details.get("notes")
     assert r.metrics["target_achievement"] == labels["target_achievement"], r.details.get("notes")
+
+
+@pytest.mark.parametrize("seed, index, look, behaviour, fps", [
+    (46048, 39, "mmgr", "valid", 8),          # 8 fps (CogVideoX's): 15 fps with every other frame dropped,
+                                              # the square 0.88 cells a frame
+    (46047, 14, "mazeplot", "stop_short", 8),  # ... 30 fps, 3 frames in 4 dropped: a star 0.94 cells a frame
+    (46048, 19, "mazeplot", "wall_pass", 8),  # ... a star walking through a thin line
+    (46048, 5, "mmgr", "teleport", 8),        # ... a teleport, steps of 0.61 cells either side
+    (46048, 28, "vmeval", "reach_leave", 8),  # ... a 3-5 px dot leaving the goal, a look-alike beside the way
+    (46047, 3, "mmgr", "overshoot", 60),      # 60 fps: each frame shown 4 times, the square still 3 in 4
+])
+def test_held_out_videos_at_other_frame_rates_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
+                                                                 behaviour: str, fps: float) -> None:
+    # the same drawing at another frame rate (benchmarks/maze_frame_rates.py): the agent moves
+    # several times as far between frames, or stands still for several; the labels stand
+    _graded_as_labelled(tmp_path, seed, index, look, behaviour, fps=fps)
 
 
 def test_a_start_marker_uncovered_by_a_slow_agent_is_not_learned_as_the_agent(tmp_path: Path) -> None:

@@ -1,0 +1,97 @@
+"""A mazeworld corpus copied at another frame rate: a probe of how the video reader follows an
+agent that moves farther, or not at all, between frames.
+
+Video models write 8 fps (CogVideoX) to 60 fps (interpolated outputs); mazeworld draws 15-30 fps
+and 1-2 fps strips. ``--fps 8`` keeps every k-th frame of each answer (k = its rate / 8, rounded;
+the last frame kept too), so a gliding agent moves k times as far between frames; ``--fps 60``
+shows each frame k times (k = 60 / its rate, rounded), so it stands still for k - 1 frames in k.
+The pixels of the frames kept are the generator's, re-encoded with H.264 at CRF 23::
+
+    python -m benchmarks.mazeworld --out /tmp/mw --seed 46048 --videos 200 --images 0
+    python benchmarks/maze_frame_rates.py --corpus /tmp/mw --out /tmp/mw-8fps --fps 8
+    python benchmarks/maze_real_accuracy.py --corpus /tmp/mw-8fps --ways video,maze
+
+The labels stay those of the plan, so answers whose label can hang on a dropped frame are left
+out of the copy: ``maze_changed`` (a wall changed for a frame or two may fall between the frames
+kept) and 1-2 fps strips (already a cell a frame). Kept frames are not re-timed: a label that
+says "crossed a wall" or "left the goal" still shows in the frames kept, as the agent needs
+several frames of the original to do either. Images are left out too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+CRF = 23
+
+
+def retimed(frames: list[np.ndarray], fps: float, target: float) -> tuple[list[np.ndarray], float, int, int]:
+    """``frames`` at about ``target`` fps: ``(frames, fps, step, repeat)`` - every ``step``-th
+    frame kept (the last one too), or each one shown ``repeat`` times."""
+    if target < fps:
+        step = max(1, round(fps / target))
+        kept = frames[::step]
+        if (len(frames) - 1) % step:
+            kept.append(frames[-1])
+        return kept, fps / step, step, 1
+    repeat = max(1, round(target / fps))
+    return [f for f in frames for _ in range(repeat)], fps * repeat, 1, repeat
+
+
+def kept_case(case: dict) -> bool:
+    """Whether an answer's label holds at another frame rate (see the module docstring)."""
+    return (case["modality"] == "video" and case["behaviour"] != "maze_changed"
+            and not any(e.startswith("strip") for e in case["effects"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, required=True, help="a mazeworld corpus (cases.jsonl and case folders)")
+    ap.add_argument("--out", type=Path, required=True, help="where the copy goes (replaced)")
+    ap.add_argument("--fps", type=float, required=True, help="the frame rate to copy the answers at, 1-120")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.mazeworld.encode import read_rgb, write_mp4
+
+    if not (args.corpus / "cases.jsonl").is_file():
+        ap.error(f"{args.corpus} has no cases.jsonl")
+    if args.out.resolve() == args.corpus.resolve():
+        ap.error("--out must differ from --corpus")
+    if not 1.0 <= args.fps <= 120.0:
+        ap.error("--fps takes a frame rate in [1, 120]")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    args.out.mkdir(parents=True)
+    lines = []
+    for line in (args.corpus / "cases.jsonl").read_text().splitlines():
+        case = json.loads(line)
+        if not kept_case(case):
+            continue
+        folder = Path(case["answer"]).parent
+        shutil.copytree(args.corpus / folder, args.out / folder)
+        frames, rate = read_rgb(args.corpus / case["answer"])
+        out, fps, step, repeat = retimed(frames, float(rate), args.fps)
+        write_mp4(args.out / case["answer"], out, fps=fps, crf=CRF)
+        arrival = case["labels"].get("arrival_frame")
+        if arrival is not None:  # the first frame kept at or after it
+            case["labels"]["arrival_frame"] = min(len(out) - 1, math.ceil(arrival / step) * repeat)
+        params = case["params"]
+        case["params"] = {**params, "fps": round(fps, 3), "n_frames": len(out),
+                          "speed": round(params["speed"] * step / repeat, 4)}  # (cells a frame of the copy)
+        case["effects"] = case["effects"] + [f"retimed_{args.fps:g}fps"]
+        lines.append(json.dumps(case))
+    (args.out / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    print(f"{len(lines)} answer videos copied at about {args.fps:g} fps in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
