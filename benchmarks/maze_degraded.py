@@ -344,16 +344,16 @@ def degrade_video(src: Path, dst: Path, how: str, *, seed: int = 7, line: int = 
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.mazeworld.copies import add_copy_arguments, check_copy_arguments
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", type=Path, required=True, help="a mazeworld corpus (cases.jsonl and case folders)")
-    ap.add_argument("--out", type=Path, required=True, help="where the degraded copy goes (replaced)")
+    add_copy_arguments(ap)
     ap.add_argument("--how", choices=WAYS, required=True)
     ap.add_argument("--seed", type=int, default=7, help="grain (flicker)")
     ap.add_argument("--ghost-share", type=float, default=GHOST, help="ghost: the share of the frame before")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    if not (args.corpus / "cases.jsonl").is_file():
-        ap.error(f"{args.corpus} has no cases.jsonl")
+    check_copy_arguments(ap, args)
     if not 0.0 <= args.ghost_share < 1.0:
         ap.error("--ghost-share takes a share in [0, 1)")
     if args.out.exists():

@@ -101,16 +101,14 @@ def _write_gif(frames: list[np.ndarray], rate: Fraction, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.mazeworld.copies import add_copy_arguments, check_copy_arguments
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", type=Path, required=True, help="a mazeworld corpus (cases.jsonl and case folders)")
-    ap.add_argument("--out", type=Path, required=True, help="where the copy goes (replaced)")
+    add_copy_arguments(ap)
     ap.add_argument("--format", choices=sorted(FORMATS), required=True)
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    if not (args.corpus / "cases.jsonl").is_file():
-        ap.error(f"{args.corpus} has no cases.jsonl")
-    if args.out.resolve() == args.corpus.resolve():
-        ap.error("--out must differ from --corpus")
+    check_copy_arguments(ap, args)
     fmt = FORMATS[args.format]
     if args.out.exists():
         shutil.rmtree(args.out)

@@ -53,18 +53,16 @@ def kept_case(case: dict) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", type=Path, required=True, help="a mazeworld corpus (cases.jsonl and case folders)")
-    ap.add_argument("--out", type=Path, required=True, help="where the copy goes (replaced)")
-    ap.add_argument("--fps", type=float, required=True, help="the frame rate to copy the answers at, 1-120")
-    args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    from benchmarks.mazeworld.copies import add_copy_arguments, check_copy_arguments
     from benchmarks.mazeworld.encode import read_rgb, write_mp4
 
-    if not (args.corpus / "cases.jsonl").is_file():
-        ap.error(f"{args.corpus} has no cases.jsonl")
-    if args.out.resolve() == args.corpus.resolve():
-        ap.error("--out must differ from --corpus")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_copy_arguments(ap)
+    ap.add_argument("--fps", type=float, required=True, help="the frame rate to copy the answers at, 1-120")
+    args = ap.parse_args(argv)
+
+    check_copy_arguments(ap, args)
     if not 1.0 <= args.fps <= 120.0:
         ap.error("--fps takes a frame rate in [1, 120]")
     if args.out.exists():
