@@ -13,9 +13,11 @@ The pixels of the frames kept are the generator's, re-encoded with H.264 at CRF 
 
 The labels stay those of the plan, so answers whose label can hang on a dropped frame are left
 out of the copy: ``maze_changed`` (a wall changed for a frame or two may fall between the frames
-kept) and 1-2 fps strips (already a cell a frame). Kept frames are not re-timed: a label that
-says "crossed a wall" or "left the goal" still shows in the frames kept, as the agent needs
-several frames of the original to do either. Images are left out too.
+kept) and 1-2 fps strips (already a cell a frame). The other labels are not recomputed: a wall
+crossed or a goal left still shows in the frames kept, as the agent takes several frames of the
+original to do either. A detour may not: with an agent faster than a cell a frame, its dead-end
+turns can fall between the frames kept (docs/maze-videos-measured.md, "Other frame rates").
+Images are left out too.
 """
 
 from __future__ import annotations
