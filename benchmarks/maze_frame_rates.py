@@ -48,6 +48,17 @@ def retimed(frames: list[np.ndarray], fps: float, target: float) -> tuple[list[n
     return [f for f in frames for _ in range(repeat)], fps * repeat, 1, repeat
 
 
+def retime_video(src: Path, dst: Path, target: float) -> tuple[int, float, int, int]:
+    """Write the video ``src`` to ``dst`` at about ``target`` fps (:func:`retimed`, H.264 at
+    CRF); returns ``(frames written, fps, step, repeat)``."""
+    from benchmarks.mazeworld.encode import read_rgb, write_mp4
+
+    frames, rate = read_rgb(src)
+    out, fps, step, repeat = retimed(frames, float(rate), target)
+    write_mp4(dst, out, fps=fps, crf=CRF)
+    return len(out), fps, step, repeat
+
+
 def kept_case(case: dict) -> bool:
     """Whether an answer's label holds at another frame rate (see the module docstring)."""
     return (case["modality"] == "video" and case["behaviour"] != "maze_changed"
@@ -57,7 +68,6 @@ def kept_case(case: dict) -> bool:
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from benchmarks.mazeworld.copies import add_copy_arguments, check_copy_arguments
-    from benchmarks.mazeworld.encode import read_rgb, write_mp4
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_copy_arguments(ap)
@@ -77,14 +87,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         folder = Path(case["answer"]).parent
         shutil.copytree(args.corpus / folder, args.out / folder)
-        frames, rate = read_rgb(args.corpus / case["answer"])
-        out, fps, step, repeat = retimed(frames, float(rate), args.fps)
-        write_mp4(args.out / case["answer"], out, fps=fps, crf=CRF)
+        count, fps, step, repeat = retime_video(args.corpus / case["answer"], args.out / case["answer"], args.fps)
         arrival = case["labels"].get("arrival_frame")
         if arrival is not None:  # the first frame kept at or after it
-            case["labels"]["arrival_frame"] = min(len(out) - 1, math.ceil(arrival / step) * repeat)
+            case["labels"]["arrival_frame"] = min(count - 1, math.ceil(arrival / step) * repeat)
         params = case["params"]
-        case["params"] = {**params, "fps": round(fps, 3), "n_frames": len(out),
+        case["params"] = {**params, "fps": round(fps, 3), "n_frames": count,
                           "speed": round(params["speed"] * step / repeat, 4)}  # (cells a frame of the copy)
         case["effects"] = case["effects"] + [f"retimed_{args.fps:g}fps"]
         lines.append(json.dumps(case))

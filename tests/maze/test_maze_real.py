@@ -488,13 +488,10 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
         answer = tmp_path / f"answer-{file_format}{FORMATS[file_format].suffix}"
         reencode(tmp_path / "answer.mp4", answer, file_format)
     if fps:  # copied at another frame rate (benchmarks/maze_frame_rates.py)
-        from benchmarks.maze_frame_rates import CRF, retimed
-        from benchmarks.mazeworld.encode import read_rgb, write_mp4
+        from benchmarks.maze_frame_rates import retime_video
 
-        frames, rate = read_rgb(answer)
-        kept, new_rate, _, _ = retimed(frames, float(rate), fps)
-        answer = tmp_path / f"answer-{fps:g}fps.mp4"
-        write_mp4(answer, kept, fps=new_rate, crf=CRF)
+        src, answer = answer, tmp_path / f"answer-{fps:g}fps.mp4"
+        retime_video(src, answer, fps)
     r = grade(answer, config=Config(), maze=tmp_path / "maze.json" if with_maze_file else None)
     assert r.status.value == "ok", r.details.get("reason")  # every case is drawn readable
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
