@@ -378,7 +378,7 @@ def test_the_blurred_flank_of_an_inner_border_is_not_ink_beyond_it() -> None:
     # faint ink all along and ink in part of it; with thin sparse walls that part outweighed 2 %
     # of the maze's ink and the frame was taken for the border (mazeworld 11211 v00142: 13x10 read
     # as 13x12)
-    from cvcheck.maze.read import _border_of
+    from cvcheck.maze.read.box import _border_of
 
     comp = np.zeros((120, 120), bool)
     comp[:2, :] = comp[-2:, :] = comp[:, :2] = comp[:, -2:] = True  # the square frame
@@ -754,7 +754,8 @@ def test_a_plot_frame_wider_than_the_maze_is_cut_back_to_the_mazes_side(side: st
     # before its empty strip is a further place to read the maze
     import cv2
 
-    from cvcheck.maze.read import _ink_and_colour, _within_frame
+    from cvcheck.maze.read.box import _within_frame
+    from cvcheck.maze.read.ink import _ink_and_colour
 
     img, spec = _thin_lines(40, 1, 60, margin=50)
     h, w = img.shape[:2]
@@ -948,7 +949,7 @@ def test_a_faint_run_at_the_end_of_the_region_beyond_a_border_is_a_band_flank_no
     # the blurred flank of the frame's top band: taken for the maze's faint cell grid running on,
     # the border was read as a wall and a 6x5 maze as 6x6 (mazeworld 47979 v00251); a faint line
     # inside the strip still counts
-    from cvcheck.maze.read import _faint_lines
+    from cvcheck.maze.read.strokes import _faint_lines
 
     strip = np.full((60, 10), 0.002)
     strip[:2] = 0.016                     # the flank, at the strip's first rows

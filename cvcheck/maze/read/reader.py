@@ -1,0 +1,266 @@
+"""Reading a maze from a picture: each place it may be tried, its grid, walls and markers read there
+(:func:`read_maze`), and its walls read again where an occluder blocked the way
+(:func:`read_walls_again`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import cv2
+import numpy as np
+
+from ...errors import InputError
+from ...schema import Unparseable
+from ...vision.arrays import as_rgb
+from ..lattice import MazeSpec, lattice_to_cell
+from .box import _box_shift, _new_box, box_candidates
+from .grid import MAX_GRID, _best_grid, estimate_grid
+from .ink import _ink_and_colour
+from .markers import SMALL_MARKER_MIN_AREA, SMALL_MARKER_PX_PER_CELL, find_markers, start_and_goal
+from .reading import Blocked, Box, MazeLook, MazeReading
+from .walls import lattice_from_segments, wall_threshold
+
+
+def locate(image: np.ndarray, grid: tuple[int, int]) -> Box | None:
+    """The centres of the border lines of a maze with a known grid (re-locating it in a frame):
+    the likeliest of :func:`locations`, or None."""
+    return next(locations(image, grid), None)
+
+
+def locations(image: np.ndarray, grid: tuple[int, int]) -> Iterator[Box]:
+    """Where a maze with a known grid may be in a frame (the centres of its border lines), the
+    likeliest first: each of :func:`~.box.box_candidates` read with that grid, found as asked for. A
+    lattice maze on black whose camera pulls back shows no border of its own; the first
+    candidate is then a ring of walls inside it, and the extent of its corridors, next, is the
+    maze (mazeworld 15151 v00000 zoomed)."""
+    rgb = as_rgb(image, name="frame")
+    dark, _, colour = _ink_and_colour(rgb)
+    given: list[Box] = []
+    for found in box_candidates(dark):
+        try:
+            box = estimate_grid(dark, found[0], found[1], colour, grid=grid).box
+        except InputError:
+            continue
+        if _new_box(box, given):
+            given.append(box)
+            yield box
+
+
+def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
+              known: MazeSpec | None = None, blocked_first: bool = False) -> MazeReading | Unparseable:
+    """Read a maze puzzle (or a video frame) of any look into a :class:`~.reading.MazeReading`.
+
+    The maze is read at the likeliest place that reads (:func:`~.box.box_candidates`). Where its
+    maze cuts cells off from the start, a place inside it is taken instead when it reads with
+    fewer cut off, the cells beyond it hold no maze (:func:`_no_maze_beyond`), and either the
+    first place is bounded by a dark bar or its cells are of another size: black bars' edge or
+    a plot's frame read as the border, the margin as cells - not a row walled off inside a
+    drawn border, which stays a row.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3) (or grey / RGBA)
+    grid : (rows, cols), optional
+        The grid size when known (``maze.grid``); otherwise measured.
+    known : MazeSpec, optional
+        The maze when it is known (a spec file, a reference): its grid is used, and its
+        start and goal stand in for markers that cannot be seen; the reading then tells
+        how the picture draws the maze.
+    blocked_first : bool
+        Return :class:`~.reading.Blocked` as soon as the likeliest place reads whole but with no way
+        from the start to the goal, before trying the other places (a video reads its walls
+        again from the next frames there: :func:`read_walls_again`).
+
+    Returns
+    -------
+    MazeReading, or Unparseable with the reason (no maze, no grid, no start or goal,
+    goal not reachable from the start: :class:`~.reading.Blocked`).
+    """
+    rgb = as_rgb(image, name="maze image")
+    grid = known.shape if known is not None else grid
+    dark, _, colour = _ink_and_colour(rgb)
+    if grid is not None and (min(grid) < 1 or max(grid) > MAX_GRID or grid[0] * grid[1] < 2):
+        return Unparseable(f"grid {grid[0]}x{grid[1]} is out of range (1..{MAX_GRID} cells per side)")
+    # the likeliest place first; another only when the maze cannot be read there (or, for a
+    # known maze, reads unlike it, or, for an unknown one, cuts cells off and a place inside it
+    # reads better, as above: a row walled off inside a drawn border, mazeworld 33535 i00040,
+    # stays a row)
+    readings: list[MazeReading | Unparseable] = []
+    cut_off: MazeReading | None = None
+    reached, barred = 1.0, False  # (the share of cells cut_off reaches, and whether a bar bounds it)
+    for box, borders in box_candidates(dark):
+        reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
+        if isinstance(reading, MazeReading) and known is None:
+            if cut_off is None:
+                reached = _reached_share(reading.spec)
+                if reached == 1.0:
+                    return reading
+                cut_off, barred = reading, _beside_a_bar(reading, borders)
+            elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
+                    (barred or not _same_pitch(reading.look, cut_off.look)) and \
+                    _reached_share(reading.spec) > reached:
+                return reading
+            continue
+        if isinstance(reading, MazeReading) and known is not None and _agreement(reading, known) >= KNOWN_AGREEMENT:
+            return reading
+        if blocked_first and not readings and cut_off is None and isinstance(reading, Blocked):
+            return reading
+        readings.append(reading)
+    if cut_off is not None:
+        return cut_off
+    if not readings:
+        return Unparseable("no maze found (no bordered structure of dark lines)")
+
+    def rank(r: MazeReading | Unparseable) -> float:  # a reading before a failure; the likeliest on ties
+        return -1.0 if isinstance(r, Unparseable) else _agreement(r, known) if known is not None else 0.0
+
+    return max(readings, key=rank)
+
+
+KNOWN_AGREEMENT = 0.9  #: share of a known maze's inner boundary segments a reading in the right place gets right
+
+
+def _agreement(reading: MazeReading, known: MazeSpec) -> float:
+    """Share of the known maze's inner boundary segments (walls and openings) read alike."""
+    if reading.spec.walls.shape != known.walls.shape:
+        return 0.0
+    inner = np.zeros(known.walls.shape, bool)
+    inner[1:-1:2, 2:-1:2] = inner[2:-1:2, 1:-1:2] = True  # segments between two cells
+    return float(np.mean(reading.spec.walls[inner] == known.walls[inner])) if inner.any() else 1.0
+
+
+def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, borders: tuple[float, ...], *,
+             grid: tuple[int, int] | None, known: MazeSpec | None) -> MazeReading | Unparseable:
+    """Read the maze whose border runs through ``box`` (see :func:`read_maze`; ``colour``: its
+    :func:`~.ink.colour_mask`)."""
+    place = box
+    try:
+        estimate = estimate_grid(dark, box, borders, colour, grid=grid)
+    except InputError as exc:
+        return Unparseable(str(exc))
+    thickness, box = estimate.thickness, estimate.box
+    shape, vert, horiz = _best_grid(dark, estimate)
+    thr, level, open_level = wall_threshold(vert, horiz)
+    if level < 0.1:
+        return Unparseable("the maze's border is too faint to tell walls from corridors")
+    vw, hw = vert >= thr, horiz >= thr
+    margin = 0.15 * (level - open_level)
+    ambiguous = int((np.abs(vert[:, 1:-1] - thr) < margin).sum() + (np.abs(horiz[1:-1, :] - thr) < margin).sum())
+    start, goal = start_and_goal(find_markers(rgb, box, shape))
+    if start is None or goal is None:  # markers of a few pixels (a 4-px dot in a large cell): a finer look
+        small = start_and_goal(find_markers(rgb, box, shape, px_per_cell=SMALL_MARKER_PX_PER_CELL,
+                                            min_area=SMALL_MARKER_MIN_AREA))
+        start, goal = start or small[0], goal or small[1]
+    pitch = ((box[2] - box[0]) / shape[0] + (box[3] - box[1]) / shape[1]) / 2
+    if thickness.y == thickness.x:
+        walls_cells = thickness.y / pitch
+    else:  # each way in its own cells
+        walls_cells = (thickness.y * shape[0] / (box[2] - box[0]) + thickness.x * shape[1] / (box[3] - box[1])) / 2
+    look = MazeLook(box=box, grid=shape, wall_thickness=walls_cells,
+                    border_thickness=float(np.median(borders)) / pitch, wall_level=level, open_level=open_level,
+                    start=start, goal=goal)
+    walls = lattice_from_segments(vw, hw)
+    if known is not None:
+        spec = MazeSpec.from_lattice(walls, start=lattice_to_cell(known.start), goal=lattice_to_cell(known.goal))
+        return MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
+    if start is None or goal is None:
+        return Unparseable("maze read, but its " + ("start and goal markers were" if start is goal is None else
+                                                    "start marker was" if start is None else "goal marker was")
+                           + " not found (coloured blobs: the goal red, the start another colour)")
+    if start.cell == goal.cell:
+        return Unparseable(f"start and goal markers are in the same cell {list(start.cell)}")
+    spec = MazeSpec.from_lattice(walls, start=start.cell, goal=goal.cell)
+    reading = MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
+    if not spec.solution:
+        return Blocked(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "
+                       f"{list(start.cell)} to the goal {list(goal.cell)}", reading=reading, place=place)
+    return reading
+
+
+def _reached_share(spec: MazeSpec) -> float:
+    """The share of the maze's cells a way from the start reaches."""
+    _, labels = cv2.connectedComponents((~spec.walls).astype(np.uint8), connectivity=4)
+    cells = labels[1::2, 1::2]
+    return float(np.count_nonzero(cells == labels[spec.start])) / cells.size
+
+
+def _inside(box: Box, other: Box) -> bool:
+    """Whether ``box`` lies within ``other`` (2 px to spare), smaller on some side."""
+    (t, l, b, r), (ot, ol, ob, orr) = box, other
+    return t >= ot - 2 and l >= ol - 2 and b <= ob + 2 and r <= orr + 2 and \
+        max(t - ot, l - ol, ob - b, orr - r) > 2
+
+
+BAR_BAND = 2.5  #: a border band this many times as thick as the walls (and 2 px) is a dark bar, not a line
+
+
+def _beside_a_bar(reading: MazeReading, borders: tuple[float, ...]) -> bool:
+    """Whether the place ``reading`` was read at is bounded on some side by a band BAR_BAND
+    times as thick as its walls: a dark bar (a letterbox, a pillarbox), not a drawn border."""
+    (t, l, b, r), (rows, cols) = reading.look.box, reading.look.grid
+    walls = reading.look.wall_thickness * min((b - t) / rows, (r - l) / cols)
+    return max(borders) > BAR_BAND * walls + 2
+
+
+SAME_PITCH = 0.25  #: cells within this share of each other's size each way are the same cells
+
+
+def _same_pitch(look: MazeLook, other: MazeLook) -> bool:
+    """Whether two readings' cells are about the same size each way (SAME_PITCH): the one
+    inside the other is then the other less whole rows or columns."""
+    (t, l, b, r), (rows, cols) = look.box, look.grid
+    (ot, ol, ob, orr), (orows, ocols) = other.box, other.grid
+    return abs((b - t) * orows / max(1e-9, (ob - ot) * rows) - 1) <= SAME_PITCH and \
+        abs((r - l) * ocols / max(1e-9, (orr - ol) * cols) - 1) <= SAME_PITCH
+
+
+MARGIN_MIXED = 0.1  #: cells with more than this share of their sides walls, and of openings, hold a maze
+
+
+def _no_maze_beyond(reading: MazeReading, box: Box) -> bool:
+    """Whether ``reading``'s cells whose centres lie outside ``box`` hold no maze: the sides
+    between two of them nearly all open (empty paper, a plot's labels) or nearly all walls
+    (dark bars), not a mix of walls and openings (MARGIN_MIXED). A plot's frame read as the
+    maze's border reads its margin as cells cut off from the start; a maze whose wall cuts
+    some of its cells off reads a maze there (mazeworld 84848 v00112 squeezed, ghosted and
+    shaken: a 3x3 maze that leaves 3 cells unreached, not the 3x2 inside it)."""
+    t, l, b, r = reading.look.box
+    (rows, cols), (it, il, ib, ir) = reading.spec.shape, box
+    ys = t + (np.arange(rows) + 0.5) * (b - t) / rows
+    xs = l + (np.arange(cols) + 0.5) * (r - l) / cols
+    out = ~((ys[:, None] >= it) & (ys[:, None] <= ib) & (xs[None, :] >= il) & (xs[None, :] <= ir))
+    w = reading.spec.walls
+    across = w[1::2, 2:-1:2][out[:, :-1] & out[:, 1:]]  # sides between two cells beyond the box, left-right
+    down = w[2:-1:2, 1::2][out[:-1, :] & out[1:, :]]    # ... and top-bottom
+    sides = np.concatenate([across, down])
+    return not sides.size or not MARGIN_MIXED < float(sides.mean()) < 1 - MARGIN_MIXED
+
+
+SAME_PLACE = 0.25  #: a box within this share of a cell of another's every side is the same place
+
+
+def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
+    """The maze of ``blocked`` with its walls read again from ``image`` (another frame of the
+    video) at the same place (within SAME_PLACE of a cell): where they leave a way from the
+    start to the goal and agree with the blocked ones (KNOWN_AGREEMENT: the same maze), the
+    reading with those walls - its look, start and goal those of ``blocked`` (the frame its
+    markers were read from) - else None.
+
+    A watermark over the puzzle in the first frames (Sora's jumps about) draws its dark
+    shadow across corridors, read as walls that block every way; the frames after it has
+    moved show the maze as it is (mazeworld 15151 v00025 tilted, flickered and
+    watermarked: the enclosing paper was read as a 10x9 maze instead)."""
+    rgb = as_rgb(image, name="frame")
+    dark, _, colour = _ink_and_colour(rgb)
+    maze = blocked.reading.spec
+    t, l, b, r = blocked.place
+    pitch = max((b - t) / maze.shape[0], (r - l) / maze.shape[1])
+    for box, borders in box_candidates(dark):
+        if _box_shift(box, blocked.place) > SAME_PLACE * pitch:
+            continue
+        reading = _read_at(rgb, dark, colour, box, borders, grid=maze.shape, known=maze)
+        if isinstance(reading, Unparseable) or not reading.spec.solution or _agreement(reading, maze) < KNOWN_AGREEMENT:
+            return None
+        return MazeReading(spec=reading.spec, look=blocked.reading.look, vertical=reading.vertical,
+                           horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
+    return None
