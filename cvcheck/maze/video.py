@@ -251,7 +251,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     return MazeVideoAnalysis(spec=spec, style=prof, k=k, offset=analyser.offset, ious=ious, goal_pos=goal_pos,
                              goal_area=goal_area, track=track, crossing=crossing, cells=cells, path=path,
                              loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
-                             box=analyser.box, relocations=analyser.relocations,
+                             box=analyser.place.box, relocations=analyser.place.relocations,
                              lowest_agent_floor=analyser.lowest_agent_floor)
 
 

@@ -430,14 +430,14 @@ def test_a_drifting_white_balance_is_brought_back_to_the_first_frames_paper(tmp_
 
     from benchmarks.maze_degraded import degrade_video
     from benchmarks.mazeworld.corpus import CaseSpec, build_video
-    from cvcheck.maze import video_frames
+    from cvcheck.maze import video_place
     from cvcheck.maze.video import analyse_video
     from cvcheck.media.video import iter_frames
 
     build_video(CaseSpec(81818, "video", 130, "mazeplot", "valid"), tmp_path)
     balances: list[bool] = []
-    read_paper = video_frames.FrameAnalyser._read_paper
-    monkeypatch.setattr(video_frames.FrameAnalyser, "_read_paper",
+    read_paper = video_place.MazePlacement._read_paper
+    monkeypatch.setattr(video_place.MazePlacement, "_read_paper",
                         lambda self: balances.append(read_paper(self)) or balances[-1])
 
     def last_canvas_and_paper(how: str) -> tuple[np.ndarray, np.ndarray]:

@@ -711,25 +711,25 @@ def test_line_walls_read_through_a_flickering_frame_but_not_through_erasing_or_f
         hsv = np.zeros((size, size, 3), np.uint8)
         hsv[..., 2] = 255
         n = 0
-        for r, c in zip(*np.nonzero(analyser.ref_v)):
+        for r, c in zip(*np.nonzero(analyser.layout.ref_v)):
             if (r, c) != erased:
                 hsv[pad + 2 * k * r:pad + 2 * k * (r + 1), pad + 2 * k * c, 2] = 255 - darkness[n % len(darkness)]
             n += 1
-        for r, c in zip(*np.nonzero(analyser.ref_h)):
+        for r, c in zip(*np.nonzero(analyser.layout.ref_h)):
             hsv[pad + 2 * k * r, pad + 2 * k * c:pad + 2 * k * (c + 1), 2] = 255 - darkness[n % len(darkness)]
             n += 1
         return hsv
 
     def drawn(hsv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        v, h, _, _ = analyser.read_slots(hsv)
+        v, h, _, _ = analyser.layout.read_slots(hsv)
         return v, h
 
     for darkness in ([120], [50, 70, 90]):  # as drawn, then a lighter frame
         v, h = drawn(canvas(darkness))
-        assert np.array_equal(v, analyser.ref_v) and np.array_equal(h, analyser.ref_h), darkness
-    inner = next((int(r), int(c)) for r, c in zip(*np.nonzero(analyser.ref_v)) if 0 < c < cols)
+        assert np.array_equal(v, analyser.layout.ref_v) and np.array_equal(h, analyser.layout.ref_h), darkness
+    inner = next((int(r), int(c)) for r, c in zip(*np.nonzero(analyser.layout.ref_v)) if 0 < c < cols)
     v, h = drawn(canvas([50, 70, 90], erased=inner))
-    assert not v[inner] and v.sum() == analyser.ref_v.sum() - 1 and np.array_equal(h, analyser.ref_h)
+    assert not v[inner] and v.sum() == analyser.layout.ref_v.sum() - 1 and np.array_equal(h, analyser.layout.ref_h)
     v, h = drawn(canvas([36]))  # faded to 0.3
     assert not v.any() and not h.any()
 
@@ -757,11 +757,11 @@ def test_lattice_walls_count_once_nearer_the_walls_darkness_than_the_papers() ->
         hsv[added, :] = (120, saturation, value) if value else hsv[added, :]
         return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB), hsv
 
-    iou = [analyser._layout(*frame(v, s), [(0, walls.shape[0])]) for v, s in
+    iou = [analyser.layout.iou(*frame(v, s), [(0, walls.shape[0])]) for v, s in
            [(0, 0), (108, 0), (180, 0), (108, 200), (60, 0)]]
     assert iou[0] == 1.0 and iou[2] == 1.0 and iou[3] == 1.0, iou  # as drawn, faint, coloured
     assert iou[1] == iou[4] < Config().maze.layout_iou_min, iou  # blended in as dark walls are
-    assert analyser._wall_split(frame(0)[1]) == 130  # halfway from 20 to 240
+    assert analyser.layout._wall_split(frame(0)[1]) == 130  # halfway from 20 to 240
 
 
 def _ghost_analyser(fps: float = 24.0):  # type: ignore[no-untyped-def]
@@ -973,19 +973,19 @@ def test_a_turned_line_maze_is_lined_up_again_but_another_maze_is_not(seed: int)
     analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze, k=8)
 
     def iou(canvas: np.ndarray) -> float:
-        return analyser._layout(canvas, cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV), None)
+        return analyser.layout.iou(canvas, cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV), None)
 
     upright = _line_canvas(analyser, spec)
-    assert iou(upright) > 0.99 and analyser._line_warp(upright) is None
+    assert iou(upright) > 0.99 and analyser.place._line_warp(upright) is None
     turned = _line_canvas(analyser, spec, degrees=3.0)
-    warp = analyser._line_warp(turned)
+    warp = analyser.place._line_warp(turned)
     assert iou(turned) < 0.9 and warp is not None
     h, w = turned.shape[:2]
     lined_up = cv2.warpAffine(turned, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
     assert iou(lined_up) > max(0.92, iou(turned) + 0.05)  # (the border's corners turned off the canvas)
     other = _line_canvas(analyser, make_maze(10, rng=np.random.default_rng(seed + 100)), degrees=3.0)
-    warp = analyser._line_warp(other)
+    warp = analyser.place._line_warp(other)
     if warp is not None:
         other = cv2.warpAffine(other, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
@@ -1011,13 +1011,13 @@ def test_a_line_maze_carried_partly_out_of_its_box_is_placed_where_its_warp_says
 
     def placed(drawn) -> tuple[tuple[int, int, int, int] | None, float]:  # type: ignore[no-untyped-def]
         analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze)
-        analyser._place(box)
+        analyser.place._place(box)
         frame = _draw_lines(np.full((480, 832, 3), 255, np.uint8), drawn, top + shift[0], left + shift[1], cell)
-        analyser._line_warp(analyser.canvas(frame))
-        if analyser._ecc_found is not None:
-            analyser._follow(frame, box, analyser._ecc_found)
-        canvas = analyser.canvas(frame)
-        return analyser.box, analyser._layout(canvas, cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV), None)
+        analyser.place._line_warp(analyser.place.canvas(frame))
+        if analyser.place._ecc_found is not None:
+            analyser.place._follow(frame, box, analyser.place._ecc_found)
+        canvas = analyser.place.canvas(frame)
+        return analyser.place.box, analyser.layout.iou(canvas, cv2.cvtColor(canvas, cv2.COLOR_RGB2HSV), None)
 
     got, iou = placed(spec)
     want = (top + shift[0], left + shift[1], top + shift[0] + n * cell, left + shift[1] + n * cell)

@@ -1014,7 +1014,7 @@ def test_a_maze_in_a_wider_plot_frame_is_never_re_located_onto_the_frame() -> No
     assert abs((r - l) - 120) <= 4 and abs((b - t) - 200) <= 4  # read at the maze's own border
     analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze, look=reading.look)
     analyser.analyse(frame, 0)
-    near = analyser.box
+    near = analyser.place.box
     assert near is not None
-    placed = [analyser.box for _ in analyser._located(frame, near)]
+    placed = [analyser.place.box for _ in analyser.place._located(frame, near)]
     assert placed and all(box is not None and abs((box[3] - box[1]) - 120) <= 4 for box in placed), placed
