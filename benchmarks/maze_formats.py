@@ -2,10 +2,11 @@
 a probe of the decoding path and of the colours each codec leaves.
 
 Generated videos reach users as H.264 MP4 mostly, but project pages and papers' supplements
-carry animated GIFs (a 256-colour palette a frame, dithered) and VP9 WebM, and newer models and
-phones write 10-bit HEVC. The pixels drawn are the generator's; only the encoding changes, so the
-labels stay those of the plan and ``maze_real_accuracy.py`` grades the copy as it grades the
-original (``cases.jsonl`` names the new files)::
+carry animated GIFs (a 256-colour palette a frame, dithered) and VP9 WebM, newer models and
+phones write 10-bit HEVC, and videos saved from the web may be AV1. The pixels drawn are the
+generator's; only the encoding changes, so the labels stay those of the plan and
+``maze_real_accuracy.py`` grades the copy as it grades the original (``cases.jsonl`` names the
+new files)::
 
     python -m benchmarks.mazeworld --out /tmp/mw --seed 81818 --videos 160 --images 0
     python benchmarks/maze_formats.py --corpus /tmp/mw --out /tmp/mw-webm --format webm
@@ -16,6 +17,7 @@ Formats (each from the answer's decoded RGB frames, at its own frame rate):
 * ``webm``: VP9 (libvpx), yuv420p, constant quality 36 - the WebM of web pages;
 * ``hevc10``: HEVC (x265), 10-bit 4:2:0 (yuv420p10le), CRF 30, in MP4;
 * ``yuv444``: H.264 High 4:4:4 (full-resolution chroma), CRF 28, in MP4;
+* ``av1``: AV1 (SVT-AV1, preset 8), yuv420p, CRF 40, in MP4 (decoded by dav1d);
 * ``gif``: an animated GIF, each frame on its own 256-colour palette (median cut) with
   Floyd-Steinberg dithering, as Pillow (and imageio through it) writes GIFs.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -53,6 +56,7 @@ FORMATS = {
     "hevc10": Format(".mp4", "libx265", "yuv420p10le",
                      (("crf", "30"), ("x265-params", "pools=1:frame-threads=1:log-level=error"))),
     "yuv444": Format(".mp4", "libx264", "yuv444p", (("crf", "28"), ("x264-params", "mbtree=0"))),
+    "av1": Format(".mp4", "libsvtav1", "yuv420p", (("crf", "40"), ("preset", "8"), ("svtav1-params", "lp=1"))),
     "gif": Format(".gif"),
 }
 
@@ -64,6 +68,7 @@ def write(frames: list[np.ndarray], rate: Fraction, path: Path, fmt: Format) -> 
         return
     import av
 
+    os.environ.setdefault("SVT_LOG", "1")  # (SVT-AV1 prints its configuration to stderr: errors only)
     with av.open(str(path), mode="w", container_options={"fflags": "+bitexact"}) as container:
         stream = container.add_stream(fmt.codec, rate=rate, options=dict(fmt.options))
         stream.height, stream.width = frames[0].shape[:2]

@@ -148,8 +148,21 @@ def _packet_offsets(path: Path) -> list[int]:
         return [p.pos for p in c.demux(c.streams.video[0]) if p.size]
 
 
+def _encoder(name: str) -> bool:
+    import av
+
+    try:
+        av.codec.Codec(name, "w")
+    except Exception:  # (a build of FFmpeg without it)
+        return False
+    return True
+
+
 FORMATS = [("mp4", "libx264", {"movflags": "faststart"}), ("mkv", "libx264", {}), ("webm", "libvpx-vp9", {}),
-           ("avi", "mpeg4", {})]
+           ("avi", "mpeg4", {}),
+           # AV1 in MP4 (decoded by dav1d), as videos saved from the web may be
+           pytest.param("mp4", "libsvtav1", {"movflags": "faststart"},
+                        marks=pytest.mark.skipif(not _encoder("libsvtav1"), reason="no SVT-AV1 encoder in this PyAV"))]
 
 
 @pytest.mark.parametrize("ext, codec, options", FORMATS)
