@@ -302,7 +302,9 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             return float(np.hypot(*(tr.first() - last)))
 
         near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]
-        if not near and (split := _split_successor(current, long, _way(track, current))) is not None:
+        if all(_still(tr) for tr in near) and \
+                (split := _split_successor(current, long, _way(track, current))) is not None and \
+                (not near or _moves_on_through(split, near)):
             _place(track, _prefix(current, bisect_left(current.frames, split.start)))
             current = split
             continue
@@ -379,6 +381,16 @@ def _split_successor(current: Tracklet, pool: list[Tracklet], way: np.ndarray) -
         if min(apart) <= SPLIT_RADIUS and (best is None or tr.start < best.start):
             best = tr
     return best
+
+
+def _moves_on_through(split: Tracklet, near: list[Tracklet]) -> bool:
+    """Whether ``split`` (see :func:`_split_successor`) - moving, and seen until after each of
+    the still ``near`` ones appeared - goes on with the track rather than them: the
+    followed object was a piece of the trail the agent drew, and the piece flickers back
+    where it was while the agent walks on (mazeworld 47047 v00233 drifted and rolled: a
+    piece held two cells behind the agent from frame 24, the agent's own tracklet to the
+    goal passed over as coexisting, "never reaches the goal")."""
+    return not _still(split) and all(split.end >= tr.start for tr in near)
 
 
 def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:

@@ -347,6 +347,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                       # "maze changed" (wall IoU 0.125)
     (46046, 129, "mmgr", "trail", "drift"),  # re-encoded: a 3-px magenta speck rings at the corner of the start
                                              # square the agent left, learned as the agent: "never reaches the goal"
+    (47047, 233, "vmeval", "trail", "roll"),  # a drifting camera turning: the track took a piece of the dot's trail,
+                                              # which flickered back two cells behind the dot: "never reaches the goal"
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:

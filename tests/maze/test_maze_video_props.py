@@ -237,6 +237,19 @@ def test_tracker_goes_on_with_the_agent_when_the_track_took_a_trail_piece_that_e
     assert np.allclose(track.pos[10:, 1], 7.2 - 0.28 * np.arange(12))
 
 
+def test_tracker_goes_on_with_the_agent_when_the_trail_piece_it_took_flickers_back_behind() -> None:
+    # as above, but the piece the track took shows again, still, a few frames after it ended,
+    # near where it ended, while the dot walks on and stays on the goal: the dot, seen all the
+    # while, goes on with the track, not the piece (mazeworld 47047 v00233 drifted and rolled)
+    walk = [[Blob(22.0 - t, 1.55, 0.07)] for t in range(12)]                 # last centre at row 11.0
+    apart = [[Blob(10.08, 1.52, 0.13), Blob(11.5, 1.53, 0.07)]]
+    on = [[Blob(r, 1.5, 0.07)] for r in (9.02, 8.05, 7.8, 7.8)]
+    back = [[Blob(7.8, 1.51, 0.07), Blob(11.35, 1.53, 0.05)] for _ in range(3)]
+    stay = [[Blob(7.8, 1.5, 0.07)] for _ in range(15)]
+    track = build_track(walk + apart + on + back + stay, start=(22.0, 1.5), max_gap=12)
+    assert np.allclose(track.pos[12:, 0], [10.08, 9.02, 8.05] + [7.8] * 20)
+
+
 def test_tracker_keeps_the_agent_when_it_vanishes_beside_a_still_trail_piece() -> None:
     # the agent hidden on arrival (under the goal marker, by an arrival icon) just after a
     # still piece of its trail came apart from it: the piece is no continuation
