@@ -113,7 +113,7 @@ class FrameAnalyser:
     config : MazeConfig
         ``video_canvas_cell_px`` (canvas pixels per lattice cell), ``video_wall_erosion``.
     fps : float
-        The frames' rate (the paper's colour is read every BALANCE_SECONDS of video).
+        The frames' rate (the paper's colour is read every ``video_place.BALANCE_SECONDS`` of video).
     agent_seen : (frame, row, col), optional
         Where the agent was seen when its look was learned (maze cells; see
         :attr:`~cvcheck.maze.look.AgentLook.seen_at`): until an agent blob is first kept, a

@@ -1,7 +1,7 @@
 """The wall layout of a maze video's canvas against the reference maze, per frame.
 
 MMGR's "maze changed" rule compares the walls drawn in each frame with the reference's:
-:class:`WallLayout` gives that IoU for a canvas (:mod:`.video_frames` samples it), for
+:class:`WallLayout` gives that IoU for a canvas (:mod:`.video_place` samples it), for
 lattice walls by pixels (dark, or neutral and darker than halfway to the paper) and for
 thin lines by segments (each cell side's ink along its central band, against a threshold
 between the reference's walls and open boundaries as drawn in the video). What it reads
