@@ -133,7 +133,7 @@ class FrameAnalyser:
         self.offset = 0.5 if self.lines else 0.0
         #: the wall layout IoU of each frame, and where the maze lies in the frames (its canvas)
         self.layout = WallLayout(spec, style, k=k, pad=self.pad)
-        self.place = MazePlacement(spec, style, config, self.layout, k=k, pad=self.pad, fps=fps,
+        self.place = MazePlacement(config, self.layout, fps=fps,
                                    wall_cells=look.wall_thickness if look is not None else 0.0,
                                    box=look.box if look is not None else None)
         # kept across frames, brought up to date in the canvas rows that changed

@@ -20,9 +20,7 @@ from ..vision.canvas import CanvasSampler, Runs
 from ..vision.geometry import Box
 from ..vision.yuv import Frame, as_rgb_frame
 from .extract import ecc_affine, refine_alignment
-from .lattice import MazeSpec
 from .read import locate, locations
-from .style import StyleProfile
 from .video_layout import WallLayout, neutral_dark
 
 RELOCATE_EVERY = 6   #: frames between attempts to re-locate a maze that stopped matching well
@@ -47,15 +45,12 @@ class MazePlacement:
 
     Parameters
     ----------
-    spec : MazeSpec
-    style : StyleProfile
     config : MazeConfig
         ``video_reuse_tolerance`` (see :class:`~cvcheck.vision.canvas.CanvasSampler`) and
         ``layout_iou_min``.
     layout : WallLayout
-        The wall IoU a place is judged by.
-    k, pad : int
-        Canvas pixels per lattice cell, and the canvas margin (px) around a thin-line maze.
+        The wall IoU a place is judged by; its maze, style and canvas geometry (``k``, ``pad``)
+        are the placement's.
     fps : float
         The frames' rate (the paper's colour is read every BALANCE_SECONDS of video).
     wall_cells : float
@@ -64,14 +59,13 @@ class MazePlacement:
         Where the reader found the maze (centres of its border lines, frame pixels).
     """
 
-    def __init__(self, spec: MazeSpec, style: StyleProfile, config: MazeConfig, layout: WallLayout, *,
-                 k: int, pad: int, fps: float, wall_cells: float,
+    def __init__(self, config: MazeConfig, layout: WallLayout, *, fps: float, wall_cells: float,
                  box: tuple[float, float, float, float] | None = None) -> None:
-        self.spec, self.style, self.cfg, self.layout = spec, style, config, layout
-        self.k, self.pad = k, pad
-        self.lines = style.walls == "lines"
-        rows, cols = spec.shape
-        self.grid = (2 * rows, 2 * cols) if self.lines else spec.walls.shape
+        self.cfg, self.layout = config, layout
+        self.spec, self.style, self.lines = layout.spec, layout.style, layout.lines
+        self.k, self.pad = layout.k, layout.pad
+        rows, cols = self.spec.shape
+        self.grid = (2 * rows, 2 * cols) if self.lines else self.spec.walls.shape
         self.box: Box | None = None
         self.warp: np.ndarray | None = None
         self._sampler: CanvasSampler | None = None
@@ -80,7 +74,6 @@ class MazePlacement:
         self._balanced: np.ndarray | None = None    # ... after it (while a balance is applied)
         self._balance_gains: np.ndarray | None = None  # (3,) the per-channel gains applied (None: none)
         self._balance_lut: np.ndarray | None = None    # ... as a (1, 256, 3) uint8 table
-        self._paper_at = layout.paper_at
         self._paper_cast: np.ndarray | None = None  # the paper's colour over its mean in the first frame read
         self._paper_every = max(1, int(round(BALANCE_SECONDS * fps)))  # frames between readings ...
         self._paper_due = 0                         # ... and frames until the next (a changed frame's)
@@ -189,7 +182,7 @@ class MazePlacement:
         raw = self._raw
         if raw is None:
             return False
-        px = raw[self._paper_at]
+        px = raw[self.layout.paper_at]
         hsv = cv2.cvtColor(px[:, None], cv2.COLOR_RGB2HSV)[:, 0]  # (S: chroma over V, 0-255)
         paper = px[(hsv[:, 2] >= PAPER_MIN_VALUE) & (hsv[:, 1] <= int(PAPER_MAX_CHROMA * 255))]
         if len(paper) < max(4, len(px) // 4):  # mostly covered or dark: no paper to read
