@@ -58,8 +58,9 @@ class MazeVideoAnalysis:
 
     spec: MazeSpec
     style: StyleProfile
-    k: int
+    k: int                           #: canvas pixels per lattice cell
     offset: float
+    pad: int                         #: canvas margin (px) around the maze (line walls)
     ious: np.ndarray                 #: (T,) wall IoU per analysed frame (0 where no maze was found)
     goal_pos: np.ndarray             #: (T, 2) goal blob centre, NaN when absent
     goal_area: np.ndarray            #: (T,)
@@ -248,9 +249,9 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     if len(tracked):
         first = track.pos[tracked[0]]
         start_offset = float(np.hypot(*(first - (np.array(spec.start) + 0.5)))) / 2
-    return MazeVideoAnalysis(spec=spec, style=prof, k=k, offset=analyser.offset, ious=ious, goal_pos=goal_pos,
-                             goal_area=goal_area, track=track, crossing=crossing, cells=cells, path=path,
-                             loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
+    return MazeVideoAnalysis(spec=spec, style=prof, k=k, offset=analyser.offset, pad=analyser.pad, ious=ious,
+                             goal_pos=goal_pos, goal_area=goal_area, track=track, crossing=crossing, cells=cells,
+                             path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,
                              lowest_agent_floor=analyser.lowest_agent_floor)
 

@@ -41,16 +41,18 @@ class CanvasStore:
 
 def _px(a: MazeVideoAnalysis, p: np.ndarray, scale: float) -> tuple[int, int]:
     """Lattice coordinates -> (x, y) overlay pixels."""
-    pad = a.k // 4 if a.style.walls == "lines" else 0
-    return (int(round(((p[1] - a.offset) * a.k + pad) * scale)), int(round(((p[0] - a.offset) * a.k + pad) * scale)))
+    return (int(round(((p[1] - a.offset) * a.k + a.pad) * scale)),
+            int(round(((p[0] - a.offset) * a.k + a.pad) * scale)))
 
 
 def _base(a: MazeVideoAnalysis, canvases: CanvasStore | None, min_side: int) -> tuple[np.ndarray, float]:
     first = int(np.flatnonzero(a.ious > 0)[0]) if (a.ious > 0).any() else 0
     img = canvases.get(first) if canvases is not None else None
-    if img is None:  # no canvas kept: draw the reference lattice
+    if img is None:  # no canvas kept: draw the reference lattice where the canvas had it
         lat = np.where(a.spec.walls, 0, 255).astype(np.uint8)
         img = np.repeat(np.repeat(lat, a.k, 0), a.k, 1)
+        shift = a.pad - int(round(a.offset * a.k))  # lattice px 0 -> canvas px shift (see _px)
+        img = np.pad(img, shift, constant_values=255) if shift >= 0 else img[-shift:shift, -shift:shift]
         img = np.repeat(img[:, :, None], 3, axis=2)
     scale = max(1.0, float(np.ceil(min_side / max(img.shape[:2]))))
     img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)

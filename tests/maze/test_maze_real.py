@@ -584,3 +584,32 @@ def test_yuv_and_rgb_frames_give_the_same_verdicts(corpus) -> None:
         rgb = analyse_video(iter_frames(path), None, config=config)
         assert not isinstance(rgb, Unparseable), c["id"]
         assert video_result(rgb, id="", config=config, config_hash="").overall == via_yuv.overall, c["id"]
+
+
+def test_an_overlay_without_kept_canvases_draws_the_lattice_where_the_canvas_had_it(corpus) -> None:
+    # with no canvas kept, the overlay draws the maze's own lattice; it must sit where the
+    # analysed canvas had the maze (line walls add a margin and a half-cell offset), so the
+    # drawn walls fall on the canvas's dark walls and the drawn track on its corridors
+    import numpy as np
+
+    from cvcheck.maze.verdict import video_result
+    from cvcheck.maze.video import analyse_video
+    from cvcheck.maze.video_render import _base
+    from cvcheck.media.video import iter_frames
+
+    root, cases = corpus
+    config = Config().maze
+    looks = set()
+    videos = [c for c in cases if c["modality"] == "video"]
+    for c in [c for look in {c["look"] for c in videos} for c in videos if c["look"] == look][::4]:
+        canvases: dict[int, np.ndarray] = {}
+        a = analyse_video(iter_frames(root / c["answer"]), None, config=config, on_canvas=canvases.__setitem__)
+        assert not isinstance(a, Unparseable), c["id"]
+        video_result(a, id="", config=config, config_hash="")
+        canvas = canvases[min(canvases)]
+        drawn, scale = _base(a, None, min_side=1)
+        assert scale == 1.0 and drawn.shape[:2] == canvas.shape[:2], c["id"]
+        ink = canvas.max(axis=2) < 100  # black wall ink (not the coloured markers)
+        assert (ink & (drawn[:, :, 0] == 0)).sum() > 0.9 * ink.sum() > 0, c["id"]  # on the drawn walls
+        looks.add(a.style.walls)
+    assert looks == {"lattice", "lines"}
