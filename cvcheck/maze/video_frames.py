@@ -408,6 +408,7 @@ class FrameAnalyser:
                 float(inside[i] / areas[i]) if inside is not None else 0.0) for i in keep]
         stale: set[int] = set()
         whole = self.agent_px if trail else None  # the agent's own size (agents only)
+        ref = None
         if trail and keep:
             largest = float(areas[keep].max())
             ref = self._reference_area(largest)
@@ -427,7 +428,11 @@ class FrameAnalyser:
         specks = {n for n, (r, c, a, _) in enumerate(raw)
                   if whole and n not in stale and a < PART_OF * whole
                   and _on_post(r, c)}
-        merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=whole)
+        # whole agents are not merged: at their size as this canvas shows them, where it shows them
+        # smaller (a 3-px dot resampled onto a coarser canvas loses its fringe, and read as a part
+        # it merged with a look-alike on a wall post a corridor's width away: mazeworld 48048 v00116)
+        shown = min(whole, ref) if whole and ref else whole
+        merged = _merge([b for n, b in enumerate(raw) if n not in stale and n not in specks], whole=shown)
         fresh = [Blob(row=r, col=c, area=a / (k * k), overlap=o) for r, c, a, o in merged if a >= min_px]
         # held positions are kept apart from merging and flagged
         return [Blob(row=r, col=c, area=a / (k * k), overlap=o, fresh=False)

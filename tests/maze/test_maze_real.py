@@ -229,6 +229,8 @@ def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed
                                              # read 5x2 until the goal had moved, then "reached"
     (91919, 194, "vmeval", "trail"),        # a trail as pale as the mover floor, flickering across it, taken
                                             # for the agent moving (an early form of FrameAnalyser._movers)
+    (48048, 116, "vmeval", "trail"),        # 720p 3x3 1-fps strip: the 3-px dot a corridor's width from a green
+                                            # wall post merged with it (MERGE_RADIUS only); the start marker won
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
@@ -587,9 +589,9 @@ def test_yuv_and_rgb_frames_give_the_same_verdicts(corpus) -> None:
 
 
 def test_an_overlay_without_kept_canvases_draws_the_lattice_where_the_canvas_had_it(corpus) -> None:
-    # with no canvas kept, the overlay draws the maze's own lattice; it must sit where the
-    # analysed canvas had the maze (line walls add a margin and a half-cell offset), so the
-    # drawn walls fall on the canvas's dark walls and the drawn track on its corridors
+    # with no canvas kept, the overlay draws the maze's own lattice; it must be the canvas's size
+    # (line walls add a margin) and sit where the analysed canvas had the maze (line walls are
+    # half a lattice cell off), so the canvas's grey wall ink falls on the drawn walls
     import numpy as np
 
     from cvcheck.maze.verdict import video_result
@@ -600,16 +602,16 @@ def test_an_overlay_without_kept_canvases_draws_the_lattice_where_the_canvas_had
     root, cases = corpus
     config = Config().maze
     looks = set()
-    videos = [c for c in cases if c["modality"] == "video"]
-    for c in [c for look in {c["look"] for c in videos} for c in videos if c["look"] == look][::4]:
+    for c in sorted((c for c in cases if c["modality"] == "video"), key=lambda c: c["id"]):
         canvases: dict[int, np.ndarray] = {}
         a = analyse_video(iter_frames(root / c["answer"]), None, config=config, on_canvas=canvases.__setitem__)
         assert not isinstance(a, Unparseable), c["id"]
         video_result(a, id="", config=config, config_hash="")
-        canvas = canvases[min(canvases)]
+        canvas = canvases[min(canvases)].astype(np.int16)
         drawn, scale = _base(a, None, min_side=1)
         assert scale == 1.0 and drawn.shape[:2] == canvas.shape[:2], c["id"]
-        ink = canvas.max(axis=2) < 100  # black wall ink (not the coloured markers)
-        assert (ink & (drawn[:, :, 0] == 0)).sum() > 0.9 * ink.sum() > 0, c["id"]  # on the drawn walls
+        grey = canvas.max(axis=2) - canvas.min(axis=2) < 40  # (not the coloured markers)
+        ink = np.where(grey, np.clip(235 - canvas.mean(axis=2), 0, None), 0)  # how dark, where grey
+        assert (ink * (drawn[:, :, 0] == 0)).sum() > 0.6 * ink.sum() > 0, c["id"]
         looks.add(a.style.walls)
     assert looks == {"lattice", "lines"}
