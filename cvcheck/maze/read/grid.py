@@ -55,7 +55,12 @@ def _count_fits(profile: np.ndarray, length: float, thickness: float) -> dict[in
     per_line = np.where(interior, per_line, 0.0)
     most = per_line.max(axis=1, keepdims=True)
     used = np.count_nonzero(interior & (per_line > 0.02 * most), axis=1) / (counts - 1)
-    used = np.where(most[:, 0] > 0, used, 1.0)  # (no edges on its lines: 1)
+    # a count with no edges on its interior lines explains none of the ink between the borders:
+    # 0, unless there is none (then every count is as good). Scored 1, such counts had the
+    # border's share alone and outranked the right one where a flag's pole outweighed the few
+    # walls of a sparse blurred 3x3 maze (mazeworld 48048 v00131, read 3x2)
+    inside = (pos > thickness + 1.0) & (pos < length - thickness - 1.0)
+    used = np.where(most[:, 0] > 0, used, 0.0 if profile[inside].any() else 1.0)
     return {int(n): (float(s), float(u)) for n, s, u in zip(counts, share, used)}
 
 
