@@ -45,15 +45,27 @@ def _px(a: MazeVideoAnalysis, p: np.ndarray, scale: float) -> tuple[int, int]:
             int(round(((p[0] - a.offset) * a.k + a.pad) * scale)))
 
 
+def _lattice_picture(a: MazeVideoAnalysis) -> np.ndarray:
+    """The maze's lattice as the analysed canvas holds it (walls 0, paper 255, uint8): its size,
+    margin and offset (line walls: the canvas starts half a lattice cell in, plus ``pad``)."""
+    walls = a.spec.walls
+    where = []
+    for n in walls.shape:
+        size = int(round((n - 2 * a.offset) * a.k)) + 2 * a.pad
+        where.append(np.floor((np.arange(size) + 0.5 - a.pad) / a.k + a.offset).astype(int))  # canvas px -> cell
+    rows, cols = where
+    inside = (rows >= 0) & (rows < walls.shape[0]), (cols >= 0) & (cols < walls.shape[1])
+    picture = np.full((rows.size, cols.size), 255, np.uint8)
+    drawn = walls[np.ix_(rows[inside[0]], cols[inside[1]])]
+    picture[np.ix_(inside[0], inside[1])] = np.where(drawn, 0, 255)
+    return picture
+
+
 def _base(a: MazeVideoAnalysis, canvases: CanvasStore | None, min_side: int) -> tuple[np.ndarray, float]:
     first = int(np.flatnonzero(a.ious > 0)[0]) if (a.ious > 0).any() else 0
     img = canvases.get(first) if canvases is not None else None
     if img is None:  # no canvas kept: draw the reference lattice where the canvas had it
-        lat = np.where(a.spec.walls, 0, 255).astype(np.uint8)
-        img = np.repeat(np.repeat(lat, a.k, 0), a.k, 1)
-        shift = a.pad - int(round(a.offset * a.k))  # lattice px 0 -> canvas px shift (see _px)
-        img = np.pad(img, shift, constant_values=255) if shift >= 0 else img[-shift:shift, -shift:shift]
-        img = np.repeat(img[:, :, None], 3, axis=2)
+        img = np.repeat(_lattice_picture(a)[:, :, None], 3, axis=2)
     scale = max(1.0, float(np.ceil(min_side / max(img.shape[:2]))))
     img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
     return np.ascontiguousarray(img), scale
