@@ -51,6 +51,7 @@ GOAL_FAINT = 0.6      #: a goal found nowhere is still in place where its cell h
                       #: at this share of the colour floor (paled by compression or grain, not gone)
 VIVID_SHARE = 0.7     #: the agent's saturation floor: this share of how vivid it was last seen (its
                       #: upper-quartile saturation), never above the floor learned from the first frames
+FLOOR_DROP = 0.8      #: ... and at least this share of the last frame's floor (it comes down by steps)
 MOVER_SHARE = 0.4     #: a pale agent-hued object down to this share of the agent's learned saturation,
 MOVER_NEW = 0.25      #: ... with at least this share of the agent's area coloured anew
 MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent moving (see _movers)
@@ -594,7 +595,10 @@ class FrameAnalyser:
         becomes VIVID_SHARE of the upper-quartile saturation of the agent-hued pixels that
         count as coloured at all around the most vivid of them - never above the learned
         floor, nor above the level at which that blob would no longer be kept, never under
-        the style's colour floor. A trail it draws is paler in proportion (a blend with the
+        the style's colour floor, and never more than FLOOR_DROP down from the last frame's (a
+        piece of a pale trail taken for the agent the one frame after it vanished under an
+        arrival sparkle set a floor the whole trail passed: mazeworld 45045 v00194, "did not
+        stay"). A trail it draws is paler in proportion (a blend with the
         background), so it stays under the floor as the agent pales; and
         where one frame showed the agent paler (grain, a flickering frame) and let pieces of
         its trail in, the agent beside them raises the floor again (mazeworld 81818 v00116
@@ -619,6 +623,7 @@ class FrameAnalyser:
             need = max(need, int(np.ceil(PART_OF * self.agent_px)))
         if sat.size >= need:
             floor = min(floor, float(np.partition(sat, sat.size - need)[sat.size - need]))
+        floor = max(floor, FLOOR_DROP * self.agent_floor)
         self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
         self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
 

@@ -235,6 +235,8 @@ def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed
                                             # for the agent moving (an early form of FrameAnalyser._movers)
     (48048, 116, "vmeval", "trail"),        # 720p 3x3 1-fps strip: the 3-px dot a corridor's width from a green
                                             # wall post merged with it (MERGE_RADIUS only); the start marker won
+    (45045, 194, "vmeval", "trail"),        # an arrival sparkle replaces the dot: a trail piece seen for a frame
+                                            # dropped the floor to the trail's, which then took the track
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
