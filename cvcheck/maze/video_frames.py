@@ -183,7 +183,7 @@ class FrameAnalyser:
 
     def _lattice(self, canvas_px: float) -> float:
         """A canvas pixel coordinate (row or column, pixel centres at +0.5) in lattice cells."""
-        return float((canvas_px + 0.5 - self.pad) / float(self.k) + self.offset)
+        return float(canvas_to_lattice(canvas_px, k=self.k, pad=self.pad, offset=self.offset))
 
     @property
     def _full_size(self) -> float:
@@ -725,6 +725,13 @@ class FrameAnalyser:
         inner = self.core[ys[near], xs[near]] if self.core is not None else None
         overlap = float(np.count_nonzero(inner)) / inner.size if inner is not None else 0.0
         return cx, cy, float(near.sum()), overlap, moved
+
+
+def canvas_to_lattice(canvas_px: float | np.ndarray, *, k: int, pad: int, offset: float) -> float | np.ndarray:
+    """Canvas pixel coordinates (rows or columns, a number or an array; pixel centres at +0.5)
+    in lattice cells, on a canvas of ``k`` pixels a lattice cell with margin ``pad`` whose first
+    pixel lies ``offset`` lattice cells into the maze (:class:`FrameAnalyser`'s canvas)."""
+    return (canvas_px + 0.5 - pad) / float(k) + offset
 
 
 def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob],

@@ -8,6 +8,7 @@ import numpy as np
 from ..schema import Result
 from .render import CROSSED, MISSED, OUTLINE, header
 from .video import MazeVideoAnalysis
+from .video_frames import canvas_to_lattice
 
 TRACK = (0, 120, 255)
 CONTACT = (255, 140, 0)
@@ -52,7 +53,7 @@ def _lattice_picture(a: MazeVideoAnalysis) -> np.ndarray:
     where = []
     for n in walls.shape:
         size = int(round((n - 2 * a.offset) * a.k)) + 2 * a.pad
-        where.append(np.floor((np.arange(size) + 0.5 - a.pad) / a.k + a.offset).astype(int))  # canvas px -> cell
+        where.append(np.floor(canvas_to_lattice(np.arange(size), k=a.k, pad=a.pad, offset=a.offset)).astype(int))
     rows, cols = where
     inside = (rows >= 0) & (rows < walls.shape[0]), (cols >= 0) & (cols < walls.shape[1])
     picture = np.full((rows.size, cols.size), 255, np.uint8)
