@@ -27,6 +27,7 @@ from .metrics import PathMatch, path_loops, path_match, upscale_cells
 from .read import Blocked, MazeLook, MazeReading, read_maze, read_walls_again
 from .style import StyleProfile, get_style
 from .track import Track, build_track
+from .video_canvas import CanvasGeometry
 from .video_frames import FrameAnalyser, FrameObs
 from .video_metrics import (
     NEAR_GOAL,
@@ -58,9 +59,7 @@ class MazeVideoAnalysis:
 
     spec: MazeSpec
     style: StyleProfile
-    k: int                           #: canvas pixels per lattice cell
-    offset: float
-    pad: int                         #: canvas margin (px) around the maze (line walls)
+    geometry: CanvasGeometry         #: how the maze lies on the analysed canvases
     ious: np.ndarray                 #: (T,) wall IoU per analysed frame (0 where no maze was found)
     goal_pos: np.ndarray             #: (T, 2) goal blob centre, NaN when absent
     goal_area: np.ndarray            #: (T,)
@@ -83,6 +82,11 @@ class MazeVideoAnalysis:
     @property
     def frames(self) -> int:
         return len(self.ious)
+
+    @property
+    def k(self) -> int:
+        """Canvas pixels per lattice cell."""
+        return self.geometry.k
 
     def detected(self) -> dict[str, Any]:
         """What was detected, for the result's details."""
@@ -249,7 +253,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     if len(tracked):
         first = track.pos[tracked[0]]
         start_offset = float(np.hypot(*(first - (np.array(spec.start) + 0.5)))) / 2
-    return MazeVideoAnalysis(spec=spec, style=prof, k=k, offset=analyser.offset, pad=analyser.pad, ious=ious,
+    return MazeVideoAnalysis(spec=spec, style=prof, geometry=analyser.geometry, ious=ious,
                              goal_pos=goal_pos, goal_area=goal_area, track=track, crossing=crossing, cells=cells,
                              path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,

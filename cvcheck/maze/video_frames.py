@@ -32,6 +32,7 @@ from .lattice import MazeSpec
 from .metrics import _disk
 from .read import MazeLook, at_junction
 from .style import StyleProfile, hue_mask
+from .video_canvas import CanvasGeometry
 from .video_layout import WallLayout
 from .video_place import MazePlacement
 
@@ -127,13 +128,11 @@ class FrameAnalyser:
                  look: MazeLook | None = None, k: int | None = None, fps: float = 24.0,
                  agent_seen: tuple[int, float, float] | None = None) -> None:
         self.spec, self.style, self.cfg = spec, style, config
-        self.k = k = int(k or config.video_canvas_cell_px)
-        rows, cols = spec.shape
-        self.lines = style.walls == "lines"
-        self.pad = k // 4 if self.lines else 0  #: canvas margin (px) so jittered border lines stay inside
-        self.offset = 0.5 if self.lines else 0.0
+        #: how the maze lies on the canvas (``k`` pixels a lattice cell, its margin)
+        self.geometry = CanvasGeometry.of(spec, style, int(k or config.video_canvas_cell_px))
+        k = self.k
         #: the wall layout IoU of each frame, and where the maze lies in the frames (its canvas)
-        self.layout = WallLayout(spec, style, k=k, pad=self.pad)
+        self.layout = WallLayout(spec, style, self.geometry)
         self.place = MazePlacement(config, self.layout, fps=fps,
                                    wall_cells=look.wall_thickness if look is not None else 0.0,
                                    box=look.box if look is not None else None)
@@ -171,7 +170,7 @@ class FrameAnalyser:
         self._pale: np.ndarray | None = None      # agent-hued pixels at the mover floor (see _movers)
         self.lowest_agent_floor = self.agent_floor
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
-        self._goal_px = (np.array(spec.goal, float) + 0.5 - self.offset) * k + self.pad  # goal cell centre, canvas px
+        self._goal_px = self.geometry.to_canvas(np.array(spec.goal, float) + 0.5)  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in self._goal_px)
         # the goal's cell and its neighbours (a maze cell is 2k canvas px wide on a lines
         # canvas, k on a lattice one, 2k from the next), kept for the last frames
@@ -181,9 +180,29 @@ class FrameAnalyser:
         self._near_goal: deque[tuple[int, np.ndarray]] = deque(maxlen=NEAR_GOAL_FRAMES)
         self.pale_floor = int(max(PALE_MIN_SATURATION, PALE_SHARE * vivid)) if vivid and self.agent_px else None
 
+    @property
+    def k(self) -> int:
+        """Canvas pixels per lattice cell."""
+        return self.geometry.k
+
+    @property
+    def lines(self) -> bool:
+        """Whether the walls are thin lines (else lattice walls)."""
+        return self.geometry.lines
+
+    @property
+    def pad(self) -> int:
+        """The canvas margin (px) around a thin-line maze."""
+        return self.geometry.pad
+
+    @property
+    def offset(self) -> float:
+        """Lattice cells into the maze where the canvas's maze part starts."""
+        return self.geometry.offset
+
     def _lattice(self, canvas_px: float) -> float:
         """A canvas pixel coordinate (row or column, pixel centres at +0.5) in lattice cells."""
-        return float(canvas_to_lattice(canvas_px, k=self.k, pad=self.pad, offset=self.offset))
+        return float(self.geometry.to_lattice(canvas_px))
 
     @property
     def _full_size(self) -> float:
@@ -679,8 +698,8 @@ class FrameAnalyser:
     def _saturations_around(self, hsv: np.ndarray, b: Blob) -> np.ndarray:
         """The saturations of the agent-hued, coloured pixels around blob ``b`` (within about
         its size)."""
-        st, k = self.style, self.k
-        cy, cx = (b.row - self.offset) * k + self.pad - 0.5, (b.col - self.offset) * k + self.pad - 0.5
+        st, k, geo = self.style, self.k, self.geometry
+        cy, cx = geo.to_canvas(b.row) - 0.5, geo.to_canvas(b.col) - 0.5
         half = max(2, int(round(0.75 * np.sqrt(self.agent_px if self.agent_px else b.area * k * k))))
         h, w = hsv.shape[:2]
         y0, y1 = max(0, int(cy) - half), min(h, int(cy) + half + 2)
@@ -725,13 +744,6 @@ class FrameAnalyser:
         inner = self.core[ys[near], xs[near]] if self.core is not None else None
         overlap = float(np.count_nonzero(inner)) / inner.size if inner is not None else 0.0
         return cx, cy, float(near.sum()), overlap, moved
-
-
-def canvas_to_lattice(canvas_px: float | np.ndarray, *, k: int, pad: int, offset: float) -> float | np.ndarray:
-    """Canvas pixel coordinates (rows or columns, a number or an array; pixel centres at +0.5)
-    in lattice cells, on a canvas of ``k`` pixels a lattice cell with margin ``pad`` whose first
-    pixel lies ``offset`` lattice cells into the maze (:class:`FrameAnalyser`'s canvas)."""
-    return (canvas_px + 0.5 - pad) / float(k) + offset
 
 
 def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob],

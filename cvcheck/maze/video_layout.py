@@ -19,6 +19,7 @@ from ..vision.canvas import Runs
 from .lattice import MazeSpec
 from .metrics import upscale_cells
 from .style import StyleProfile
+from .video_canvas import CanvasGeometry
 
 FADE_SHARE = 0.75     #: line walls drawn this share as dark as they have been are read as drawn at that
                       #: darkness (a flickering frame); fainter, as faded out
@@ -34,13 +35,13 @@ class WallLayout:
     spec : MazeSpec
     style : StyleProfile
         Its colour floors (coloured pixels are no wall ink) and wall kind.
-    k, pad : int
-        Canvas pixels per lattice cell, and the canvas margin (px) around a thin-line maze.
+    geometry : CanvasGeometry
+        How the maze lies on the canvas (``k`` pixels a lattice cell, the margin ``pad``).
     """
 
-    def __init__(self, spec: MazeSpec, style: StyleProfile, *, k: int, pad: int) -> None:
-        self.spec, self.style, self.k, self.pad = spec, style, k, pad
-        self.lines = style.walls == "lines"
+    def __init__(self, spec: MazeSpec, style: StyleProfile, geometry: CanvasGeometry) -> None:
+        self.spec, self.style, self.geometry = spec, style, geometry
+        self.k, self.pad, self.lines = geometry.k, geometry.pad, geometry.lines
         self.paper_at = self._paper_points()  #: canvas pixels (rows, cols) where the paper shows
         self._iou: float | None = None
         self._row_counts: np.ndarray | None = None  # lattice: (intersection, union) per canvas row
@@ -49,7 +50,7 @@ class WallLayout:
         if self.lines:
             self._init_slots()
         else:
-            self.ref_px = upscale_cells(spec.walls, k)
+            self.ref_px = upscale_cells(spec.walls, self.k)
             # Layout IoU ignores a 1-px band along the reference wall edges (1/k of a cell):
             # frame jitter, blur and resampling move edges, never whole walls.
             ring = cv2.dilate(self.ref_px.astype(np.uint8), np.ones((3, 3), np.uint8)) \
@@ -152,7 +153,7 @@ class WallLayout:
         band = np.arange(int(round(0.4 * k)), int(round(1.6 * k)))    # central 60 % of a 2k cell side
         lines_x = np.arange(cols + 1) * 2 * k + self.pad              # canvas columns of vertical lines
         lines_y = np.arange(rows + 1) * 2 * k + self.pad
-        h, w = (2 * rows * k + 2 * self.pad, 2 * cols * k + 2 * self.pad)  # the canvas
+        h, w = self.geometry.size
         # Gather indices, fixed for the video: across each line, its few candidate pixel rows
         # (or columns); along it, the central band of every cell side (clipped to the canvas).
         self._slot_index: dict[bool, tuple[np.ndarray, np.ndarray, int, int]] = {}

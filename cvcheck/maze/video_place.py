@@ -62,10 +62,8 @@ class MazePlacement:
     def __init__(self, config: MazeConfig, layout: WallLayout, *, fps: float, wall_cells: float,
                  box: tuple[float, float, float, float] | None = None) -> None:
         self.cfg, self.layout = config, layout
-        self.spec, self.style, self.lines = layout.spec, layout.style, layout.lines
-        self.k, self.pad = layout.k, layout.pad
-        rows, cols = self.spec.shape
-        self.grid = (2 * rows, 2 * cols) if self.lines else self.spec.walls.shape
+        self.spec, self.style, self.geometry = layout.spec, layout.style, layout.geometry
+        self.k, self.pad, self.lines = layout.k, layout.pad, layout.lines
         self.box: Box | None = None
         self.warp: np.ndarray | None = None
         self._sampler: CanvasSampler | None = None
@@ -123,12 +121,13 @@ class MazePlacement:
         height) and whether by point samples (else area, then linear)."""
         assert self.box is not None
         t, l, b, r = self.box
+        h, w = self.geometry.size
         if self.lines:  # area resampling with a margin: thin border lines must survive
-            hk, wk = self.grid[0] * self.k, self.grid[1] * self.k
+            hk, wk = (n * self.k for n in self.geometry.lattice)  # (the maze inside the margin)
             mr = int(round(self.pad * (b - t) / hk))
             mc = int(round(self.pad * (r - l) / wk))
-            return (t - mr, l - mc, b + mr, r + mc), (wk + 2 * self.pad, hk + 2 * self.pad), False
-        size = (self.grid[1] * self.k, self.grid[0] * self.k)
+            return (t - mr, l - mc, b + mr, r + mc), (w, h), False
+        size = (w, h)
         # Point sampling where the maze lies inside the frame at 2x the canvas or more: ~10x
         # cheaper than area-resampling the whole crop, and thick lattice walls and markers
         # (several canvas pixels wide) lose nothing.
@@ -302,8 +301,8 @@ class MazePlacement:
         canvas, which no warp of it brings back - and line it up there."""
         self.box, self.warp = box, None
         window, (cw, ch), _ = self.sampling(frame.shape)
-        k, pad = self.k, self.pad
-        hk, wk = self.grid[0] * k, self.grid[1] * k
+        pad = self.pad
+        hk, wk = (n * self.k for n in self.geometry.lattice)
         corners = np.array([[pad, pad, 1.0], [pad + wk, pad, 1.0], [pad + wk, pad + hk, 1.0], [pad, pad + hk, 1.0]])
         xs, ys = (corners @ warp.astype(np.float64).T).T  # on the canvas
         wt, wl, wb, wr = window

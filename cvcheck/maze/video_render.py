@@ -8,7 +8,6 @@ import numpy as np
 from ..schema import Result
 from .render import CROSSED, MISSED, OUTLINE, header
 from .video import MazeVideoAnalysis
-from .video_frames import canvas_to_lattice
 
 TRACK = (0, 120, 255)
 CONTACT = (255, 140, 0)
@@ -42,19 +41,15 @@ class CanvasStore:
 
 def _px(a: MazeVideoAnalysis, p: np.ndarray, scale: float) -> tuple[int, int]:
     """Lattice coordinates -> (x, y) overlay pixels."""
-    return (int(round(((p[1] - a.offset) * a.k + a.pad) * scale)),
-            int(round(((p[0] - a.offset) * a.k + a.pad) * scale)))
+    geo = a.geometry
+    return int(round(geo.to_canvas(p[1]) * scale)), int(round(geo.to_canvas(p[0]) * scale))
 
 
 def _lattice_picture(a: MazeVideoAnalysis) -> np.ndarray:
     """The maze's lattice as the analysed canvas holds it (walls 0, paper 255, uint8): its size,
     margin and offset (line walls: the canvas starts half a lattice cell in, plus ``pad``)."""
     walls = a.spec.walls
-    where = []
-    for n in walls.shape:
-        size = int(round((n - 2 * a.offset) * a.k)) + 2 * a.pad
-        where.append(np.floor(canvas_to_lattice(np.arange(size), k=a.k, pad=a.pad, offset=a.offset)).astype(int))
-    rows, cols = where
+    rows, cols = (np.floor(a.geometry.to_lattice(np.arange(n))).astype(int) for n in a.geometry.size)
     inside = (rows >= 0) & (rows < walls.shape[0]), (cols >= 0) & (cols < walls.shape[1])
     picture = np.full((rows.size, cols.size), 255, np.uint8)
     drawn = walls[np.ix_(rows[inside[0]], cols[inside[1]])]
