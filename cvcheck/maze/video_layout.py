@@ -40,6 +40,9 @@ class WallLayout:
     """
 
     def __init__(self, spec: MazeSpec, style: StyleProfile, geometry: CanvasGeometry) -> None:
+        if geometry != CanvasGeometry.of(spec, style, geometry.k):
+            raise ValueError(f"the canvas {geometry} is not one of this {spec.shape[0]}x{spec.shape[1]} "
+                             f"maze with {style.walls} walls")
         self.spec, self.style, self.geometry = spec, style, geometry
         self.k, self.pad, self.lines = geometry.k, geometry.pad, geometry.lines
         self.paper_at = self._paper_points()  #: canvas pixels (rows, cols) where the paper shows

@@ -7,6 +7,7 @@ import pytest
 
 from cvcheck.maze.style import get_style
 from cvcheck.maze.video_canvas import CanvasGeometry
+from cvcheck.maze.video_layout import WallLayout
 from cvcheck.synth.maze_gen import make_maze
 
 
@@ -45,3 +46,12 @@ def test_of_reads_the_grid_and_the_wall_kind() -> None:
 def test_an_empty_canvas_is_refused(grid: tuple[int, int], k: int) -> None:
     with pytest.raises(ValueError, match="at least 1x1"):
         CanvasGeometry(grid=grid, k=k, lines=True)
+
+
+def test_the_wall_layout_refuses_the_canvas_of_another_maze() -> None:
+    spec = make_maze(4, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not one of this 4x4 maze with lines walls"):
+        WallLayout(spec, get_style("mazeplot"), CanvasGeometry(grid=(4, 5), k=6, lines=True))
+    with pytest.raises(ValueError, match="with lattice walls"):
+        WallLayout(spec, get_style("mmgr"), CanvasGeometry(grid=(4, 4), k=6, lines=True))
+    assert WallLayout(spec, get_style("mmgr"), CanvasGeometry(grid=(4, 4), k=6, lines=False)).k == 6
