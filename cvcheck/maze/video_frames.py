@@ -190,16 +190,6 @@ class FrameAnalyser:
         """Whether the walls are thin lines (else lattice walls)."""
         return self.geometry.lines
 
-    @property
-    def pad(self) -> int:
-        """The canvas margin (px) around a thin-line maze."""
-        return self.geometry.pad
-
-    @property
-    def offset(self) -> float:
-        """Lattice cells into the maze where the canvas's maze part starts."""
-        return self.geometry.offset
-
     def _lattice(self, canvas_px: float) -> float:
         """A canvas pixel coordinate (row or column, pixel centres at +0.5) in lattice cells."""
         return float(self.geometry.to_lattice(canvas_px))

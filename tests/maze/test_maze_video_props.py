@@ -721,7 +721,7 @@ def test_line_walls_read_through_a_flickering_frame_but_not_through_erasing_or_f
 
     spec = make_maze(5, rng=np.random.default_rng(11))
     analyser = FrameAnalyser(spec, get_style("mazeplot"), Config().maze, k=8)
-    k, pad, cols = analyser.k, analyser.pad, spec.shape[1]
+    k, pad, cols = analyser.k, analyser.geometry.pad, spec.shape[1]
     size = 2 * spec.shape[0] * k + 2 * pad
 
     def canvas(darkness: list[int], erased: tuple[int, int] | None = None) -> np.ndarray:
@@ -969,7 +969,7 @@ def _draw_lines(img: np.ndarray, spec, top: int, left: int, cell: int) -> np.nda
 def _line_canvas(analyser, spec, *, degrees: float = 0.0) -> np.ndarray:  # type: ignore[no-untyped-def]
     """An RGB canvas of ``spec``'s walls drawn as 2-px black lines where ``analyser`` expects
     them, turned by ``degrees`` about its centre."""
-    k, pad = analyser.k, analyser.pad
+    k, pad = analyser.k, analyser.geometry.pad
     size = 2 * spec.shape[0] * k + 2 * pad
     img = _draw_lines(np.full((size, size, 3), 255, np.uint8), spec, pad, pad, 2 * k)
     turn = cv2.getRotationMatrix2D((size / 2, size / 2), degrees, 1.0)
