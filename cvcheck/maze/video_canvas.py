@@ -35,7 +35,8 @@ class CanvasGeometry:
     pad: int = field(init=False)       #: canvas margin (px) around a thin-line maze (0 for lattice walls)
     offset: float = field(init=False)  #: lattice cells into the maze where the canvas's maze part starts
     lattice: tuple[int, int] = field(init=False)  #: lattice cells the canvas spans inside its margin
-    size: tuple[int, int] = field(init=False)     #: canvas (height, width), pixels
+    inner: tuple[int, int] = field(init=False)    #: (height, width) of that part, pixels
+    size: tuple[int, int] = field(init=False)     #: canvas (height, width), pixels: ``inner`` and the margin
 
     def __post_init__(self) -> None:
         rows, cols = self.grid
@@ -45,8 +46,10 @@ class CanvasGeometry:
         lattice = (2 * rows, 2 * cols) if self.lines else (2 * rows + 1, 2 * cols + 1)
         object.__setattr__(self, "pad", pad)
         object.__setattr__(self, "offset", 0.5 if self.lines else 0.0)
+        inner = (lattice[0] * self.k, lattice[1] * self.k)
         object.__setattr__(self, "lattice", lattice)
-        object.__setattr__(self, "size", (lattice[0] * self.k + 2 * pad, lattice[1] * self.k + 2 * pad))
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "size", (inner[0] + 2 * pad, inner[1] + 2 * pad))
 
     @classmethod
     def of(cls, spec: MazeSpec, style: StyleProfile, k: int) -> CanvasGeometry:

@@ -123,7 +123,7 @@ class MazePlacement:
         t, l, b, r = self.box
         h, w = self.geometry.size
         if self.lines:  # area resampling with a margin: thin border lines must survive
-            hk, wk = (n * self.k for n in self.geometry.lattice)  # (the maze inside the margin)
+            hk, wk = self.geometry.inner
             mr = int(round(self.pad * (b - t) / hk))
             mc = int(round(self.pad * (r - l) / wk))
             return (t - mr, l - mc, b + mr, r + mc), (w, h), False
@@ -302,7 +302,7 @@ class MazePlacement:
         self.box, self.warp = box, None
         window, (cw, ch), _ = self.sampling(frame.shape)
         pad = self.pad
-        hk, wk = (n * self.k for n in self.geometry.lattice)
+        hk, wk = self.geometry.inner
         corners = np.array([[pad, pad, 1.0], [pad + wk, pad, 1.0], [pad + wk, pad + hk, 1.0], [pad, pad + hk, 1.0]])
         xs, ys = (corners @ warp.astype(np.float64).T).T  # on the canvas
         wt, wl, wb, wr = window

@@ -23,14 +23,14 @@ def test_pixel_and_lattice_coordinates_are_inverse(lines: bool, k: int) -> None:
 
 def test_lattice_walls_fill_the_canvas() -> None:
     geo = CanvasGeometry(grid=(3, 5), k=8, lines=False)
-    assert (geo.pad, geo.offset, geo.lattice, geo.size) == (0, 0.0, (7, 11), (56, 88))
+    assert (geo.pad, geo.offset, geo.lattice, geo.inner, geo.size) == (0, 0.0, (7, 11), (56, 88), (56, 88))
     # the centre of lattice cell 1 (1.5) lies 12 px in at 8 px a lattice cell
     assert geo.to_canvas(1.5) == 12.0
 
 
 def test_thin_lines_start_half_a_cell_in_with_a_margin() -> None:
     geo = CanvasGeometry(grid=(3, 5), k=8, lines=True)
-    assert (geo.pad, geo.offset, geo.lattice, geo.size) == (2, 0.5, (6, 10), (52, 84))
+    assert (geo.pad, geo.offset, geo.lattice, geo.inner, geo.size) == (2, 0.5, (6, 10), (48, 80), (52, 84))
     # the border lines (lattice 0.5 and 2 * cells + 0.5) fall at pad and pad + lattice * k
     assert geo.to_canvas(0.5) == geo.pad
     assert geo.to_canvas(2 * 5 + 0.5) == geo.pad + 10 * 8
