@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..vision.geometry import distance_to_polyline
-from .video_frames import Blob
+from .video_obs import Blob
 
 LINK_RADIUS = 3.0     #: lattice cells an object may move between two consecutive frames
 GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last position is "near"

@@ -28,7 +28,7 @@ from .read import Blocked, MazeLook, MazeReading, read_maze, read_walls_again
 from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .video_canvas import CanvasGeometry
-from .video_frames import FrameAnalyser, FrameObs
+from .video_frames import FrameAnalyser
 from .video_metrics import (
     NEAR_GOAL,
     CrossingReport,
@@ -40,6 +40,7 @@ from .video_metrics import (
     not_stopped,
     seen_pale_off_goal,
 )
+from .video_obs import FrameObs
 
 LOCATE_WITHIN = 30   #: give up (unparseable) when no maze is found in this many first frames
 CORE_PX = 5.0       #: canvas pixels across the agent's vivid core (see canvas_scale)

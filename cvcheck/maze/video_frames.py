@@ -4,7 +4,8 @@ Every frame is cropped to the maze (located once, re-located only when the layou
 suddenly stops matching: :mod:`.video_place`) and resampled to ``k`` pixels per lattice
 cell; all work after that is on the canvas (a few hundred pixels a side), so the cost of
 a frame does not grow with its size. :class:`FrameAnalyser` reads each canvas's wall
-layout IoU (:mod:`.video_layout`), the agent's objects and the goal's.
+layout IoU (:mod:`.video_layout`), the agent's objects and the goal's, and hands them on
+as a :class:`~.video_obs.FrameObs`.
 
 Positions are *lattice coordinates*: lattice cell ``(i, j)`` spans ``[i, i+1) x
 [j, j+1)``, so maze cell ``(r, c)`` has its centre at ``(2r+1.5, 2c+1.5)``. For the
@@ -26,6 +27,8 @@ import numpy as np
 from ..config import MazeConfig
 from ..vision.canvas import Runs
 from ..vision.labels import components
+from ..vision.masks import Rect, bounding_rect, elongation, rect_within, union_rect
+from ..vision.order_stats import upper_quartile
 from ..vision.runs import lines_set
 from ..vision.yuv import Frame
 from .lattice import MazeSpec
@@ -34,9 +37,8 @@ from .read import MazeLook, at_junction
 from .style import StyleProfile, hue_mask
 from .video_canvas import CanvasGeometry
 from .video_layout import WallLayout
+from .video_obs import Blob, FrameObs
 from .video_place import MazePlacement
-
-Rect = tuple[int, int, int, int]  #: (x, y, w, h) of a mask's set pixels; w = 0 when none
 
 MERGE_RADIUS = 1.0   #: blobs of one colour closer than this (lattice cells) are one object
 PART_OF = 0.6        #: ... unless both are at least this share of a whole one (two objects)
@@ -71,17 +73,6 @@ PALE_MIN_SATURATION = 40  #: ... and never under this saturation (see pale_near_
 
 
 @dataclass(frozen=True)
-class Blob:
-    """A coloured object in one frame (lattice coordinates)."""
-
-    row: float
-    col: float
-    area: float           #: lattice cells^2
-    overlap: float = 0.0  #: share of its pixels inside eroded wall cores (lattice style)
-    fresh: bool = True    #: False when the position is held from an earlier frame (a still trail)
-
-
-@dataclass(frozen=True)
 class _AgentMemo:
     """What a frame's agent mask gave, kept for the next frame if its canvas is the same."""
 
@@ -90,19 +81,6 @@ class _AgentMemo:
     rect: Rect
     blobs: list[Blob]
     largest: float | None       #: the area handed to ``_reference_area`` (None: none was)
-
-
-@dataclass(frozen=True)
-class FrameObs:
-    """What one frame shows."""
-
-    index: int                      #: analysed frame number (0-based, after stride)
-    iou: float                      #: wall layout IoU against the reference
-    agents: tuple[Blob, ...]        #: agent-coloured objects
-    goal: Blob | None               #: the largest goal-coloured object
-    located: bool = True
-    goal_covered: float = 0.0       #: share of the reference goal cell covered by agent-coloured pixels
-    goal_faint: bool = False        #: the goal was found only paled in its cell (its size not measured)
 
 
 class FrameAnalyser:
@@ -326,12 +304,12 @@ class FrameAnalyser:
         if self._prev_agent is None or self._prev_agent.shape != mask.shape:
             self._prev_agent, self._prev_box = np.zeros(mask.shape, np.uint8), (0, 0, 0, 0)
             self._one = np.ones(mask.shape, np.uint8)
-        bx, by, bw, bh = _union(self._prev_box, rect)
+        bx, by, bw, bh = union_rect(self._prev_box, rect)
         if bw:
             region = self._prev_agent[by:by + bh, bx:bx + bw]
             cv2.add(region, self._one[by:by + bh, bx:bx + bw], dst=region)
             cv2.bitwise_and(region, mask[by:by + bh, bx:bx + bw], dst=region)
-            x, y, w, h = _rect(region)
+            x, y, w, h = bounding_rect(region)
             self._prev_box = (x + bx, y + by, w, h)
 
     def _agent_mask(self, hsv: np.ndarray, runs: Runs) -> tuple[np.ndarray, Rect]:
@@ -348,12 +326,12 @@ class FrameAnalyser:
             self._agent_hue[r0:r1] = hue_mask(hsv[r0:r1], st.agent_hue, min_saturation=lowest, min_value=st.min_value)
             self._agent_rows[r0:r1] = lines_set(self._agent_hue[r0:r1], 1)
         mask = self._agent_hue.copy()
-        x, y, w, h = rect = _rect_within(mask, self._agent_rows)
+        x, y, w, h = rect = rect_within(mask, self._agent_rows)
         if self.agent_floor > lowest and w:
             sat = np.ascontiguousarray(hsv[y:y + h, x:x + w, 1])
             _, vivid = cv2.threshold(sat, self.agent_floor - 1, 255, cv2.THRESH_BINARY)
             cv2.bitwise_and(mask[y:y + h, x:x + w], vivid, dst=mask[y:y + h, x:x + w])
-            bx, by, w, h = _rect(mask[y:y + h, x:x + w])
+            bx, by, w, h = bounding_rect(mask[y:y + h, x:x + w])
             rect = (x + bx, y + by, w, h) if w else (0, 0, 0, 0)
         return mask, rect
 
@@ -372,7 +350,7 @@ class FrameAnalyser:
                 self._goal_mask[r0:r1] = rows
                 self._goal_rows[r0:r1] = lines_set(rows, 1)
         if changed:  # (the objects are those of the mask alone: an unchanged mask has the same)
-            self._goals = self._blobs(self._goal_mask, _rect_within(self._goal_mask, self._goal_rows),
+            self._goals = self._blobs(self._goal_mask, rect_within(self._goal_mask, self._goal_rows),
                                       self.goal_min_px, with_overlap=False)
         assert self._goals is not None
         return self._goals
@@ -555,7 +533,7 @@ class FrameAnalyser:
                                 & (came_in >= need) & (seen < self.agent_min_px)):
             mine = owner == i  # (never 0, the background: new and vivid pixels are at the floor too)
             my, mx = ys[mine], xs[mine]
-            if _elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
+            if elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
                 continue
             if self._strip and not self._came_far(new, labels == i, (px, py)):
                 continue
@@ -752,41 +730,6 @@ def _continued_objects(recent: list[tuple[int, float, float]], blobs: list[Blob]
     return {recent[i]: d for i, d in used_p.items()}
 
 
-def _elongation(ys: np.ndarray, xs: np.ndarray) -> float:
-    """How many times longer than wide a set of pixels is (the ratio of the standard
-    deviations along its principal axes; 1 for a disc, a pixel's spread added to each)."""
-    dy, dx = ys - ys.mean(), xs - xs.mean()
-    syy, sxx, sxy = float((dy * dy).mean()) + 1 / 12, float((dx * dx).mean()) + 1 / 12, float((dy * dx).mean())
-    mid, half = (syy + sxx) / 2, float(np.hypot((syy - sxx) / 2, sxy))
-    return float(np.sqrt((mid + half) / (mid - half)))
-
-
-def _rect(mask: np.ndarray) -> Rect:
-    """``cv2.boundingRect`` of a mask's set pixels: (x, y, w, h), w = 0 when none."""
-    x, y, w, h = cv2.boundingRect(mask)
-    return int(x), int(y), int(w), int(h)
-
-
-def _rect_within(mask: np.ndarray, rows: np.ndarray) -> Rect:
-    """``_rect(mask)`` looking only at ``rows`` (bool per row: those that have set pixels)."""
-    found = np.flatnonzero(rows)
-    if not found.size:
-        return 0, 0, 0, 0
-    top = int(found[0])
-    x, y, w, h = _rect(mask[top:int(found[-1]) + 1])
-    return x, y + top, w, h
-
-
-def _union(a: Rect, b: Rect) -> Rect:
-    """The box (x, y, w, h) around two boxes (an empty one, w = 0, adds nothing)."""
-    if not a[2]:
-        return b
-    if not b[2]:
-        return a
-    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
-    return x0, y0, max(a[0] + a[2], b[0] + b[2]) - x0, max(a[1] + a[3], b[1] + b[3]) - y0
-
-
 def _on_post(row: float, col: float) -> bool:
     """Whether lattice point (row, col) lies on a wall junction (within POST_RADIUS), where a
     blob smaller than PART_OF of the agent is a speck (see FrameAnalyser._blobs)."""
@@ -795,18 +738,7 @@ def _on_post(row: float, col: float) -> bool:
 
 def _vivid(saturations: np.ndarray) -> float | None:
     """How vivid pixels of these saturations are: their upper quartile, None under four."""
-    return _upper_quartile(saturations) if saturations.size >= 4 else None
-
-
-def _upper_quartile(values: np.ndarray) -> float:
-    """``np.percentile(values, 75)`` (linear interpolation, same rounding) by partial sorting:
-    about ten times cheaper on a few hundred pixels, once a frame."""
-    pos = 0.75 * (values.size - 1)
-    lo = int(pos)
-    hi = min(lo + 1, values.size - 1)
-    part = np.partition(values, (lo, hi))
-    a, b, t = float(part[lo]), float(part[hi]), pos - lo
-    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+    return upper_quartile(saturations) if saturations.size >= 4 else None
 
 
 def _merge(blobs: list[tuple[float, float, float, float]], *,

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..vision import colors
 from ..vision.canvas import Runs
+from ..vision.order_stats import median
 from .lattice import MazeSpec
 from .metrics import upscale_cells
 from .style import StyleProfile
@@ -182,12 +183,12 @@ class WallLayout:
         # cell grid).
         opened = np.concatenate([vs[~self.ref_v & seen_v], hs[~self.ref_h & seen_h]])
         if self.open_level is None:
-            self.open_level = _median(opened) if opened.size else 0.0
+            self.open_level = median(opened) if opened.size else 0.0
         elif opened.size:
             # The paper as dark as it was first seen: a video's tone drifts (grey paper, lifted
             # blacks, a dimming frame) and every line darkens with its paper, the open ones too,
             # which the threshold set on the first frames would read as walls drawn.
-            drift = np.float32(_median(opened) - self.open_level)
+            drift = np.float32(median(opened) - self.open_level)
             vs, hs = vs - drift, hs - drift
         walls = np.concatenate([vs[self.ref_v & seen_v], hs[self.ref_h & seen_h]])
         inner = np.concatenate([vs[:, 1:-1][(self.ref_v & seen_v)[:, 1:-1]], hs[1:-1][(self.ref_h & seen_h)[1:-1]]])
@@ -195,7 +196,7 @@ class WallLayout:
             walls = inner
         if not walls.size:
             return np.zeros_like(vs, bool), np.zeros_like(hs, bool), seen_v, seen_h
-        now = _median(walls)
+        now = median(walls)
         self.level = max(self.level, now)
         level = max(now, FADE_SHARE * self.level)
         base = min(self.open_level, 0.5 * level)
@@ -265,14 +266,3 @@ def neutral_dark(hsv: np.ndarray, style: StyleProfile) -> tuple[np.ndarray, np.n
     sat, val = hsv[..., 1].astype(np.int32), hsv[..., 2].astype(np.int32)
     coloured = (sat >= style.min_saturation) & (val >= style.min_value)
     return np.where(coloured, 0, np.maximum(0, 255 - val - (sat * val) // 255)), coloured
-
-
-def _median(values: np.ndarray) -> float:
-    """``float(np.median(values))`` of a non-empty 1-D array (the two middle values averaged
-    in its own dtype, as numpy does) by partial sorting: several times cheaper on the few
-    dozen segment values read every frame."""
-    n = values.size
-    if n % 2:
-        return float(np.partition(values, n // 2)[n // 2])
-    part = np.partition(values, (n // 2 - 1, n // 2))
-    return float((part[n // 2 - 1] + part[n // 2]) / values.dtype.type(2))

@@ -31,7 +31,7 @@ import numpy as np
 from .lattice import Cell, MazeSpec, _flat, _flat_layers, _framed, _unframe
 from .metrics import _disk, upscale_cells
 from .track import Track
-from .video_frames import Blob
+from .video_obs import Blob
 
 Q = 8                  #: core grid resolution (pixels per lattice cell)
 SAMPLE_STEP = 0.05     #: lattice cells between samples along a segment

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvcheck.maze.track import Track, build_track
-from cvcheck.maze.video_frames import Blob, _vivid
+from cvcheck.maze.video_frames import _vivid
 from cvcheck.maze.video_metrics import (
     PALE_REACH,
     PALE_STILL,
@@ -20,6 +20,7 @@ from cvcheck.maze.video_metrics import (
     not_stopped,
     seen_pale_off_goal,
 )
+from cvcheck.maze.video_obs import Blob
 from cvcheck.synth.maze_gen import make_maze
 
 
@@ -633,16 +634,6 @@ def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> Non
         assert analyser.agent_floor <= 125
 
 
-@pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 50, 333])
-def test_the_upper_quartile_is_numpys_75th_percentile(size: int) -> None:
-    from cvcheck.maze.video_frames import _upper_quartile
-
-    rng = np.random.default_rng(size)
-    for _ in range(50):
-        values = rng.integers(0, 256, size).astype(np.uint8)
-        assert _upper_quartile(values) == float(np.percentile(values, 75))
-
-
 def test_tracker_keeps_a_flickering_look_alike_apart_from_the_agent() -> None:
     # a 2-fps strip: the agent moves a whole cell (two lattice cells) a frame; a look-alike on
     # a wall junction shows in some frames only, and reappears nearer the agent's last position
@@ -683,7 +674,8 @@ def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed:
 
     from cvcheck.config import Config
     from cvcheck.maze.style import get_style, hue_mask
-    from cvcheck.maze.video_frames import FrameAnalyser, _rect
+    from cvcheck.maze.video_frames import FrameAnalyser
+    from cvcheck.vision.masks import bounding_rect
 
     rng = np.random.default_rng(seed)
     spec, style, cfg = make_maze(4, rng=rng), get_style("mmgr"), Config().maze
@@ -707,7 +699,7 @@ def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed:
             mask[a:b] = hue_mask(hsv[a:b], style.goal_hue, min_saturation=style.min_saturation,
                                  min_value=style.min_value)
         assert np.array_equal(analyser._goal_mask, mask)
-        assert got == analyser._blobs(mask, _rect(mask), analyser.goal_min_px, with_overlap=False)
+        assert got == analyser._blobs(mask, bounding_rect(mask), analyser.goal_min_px, with_overlap=False)
 
 
 def test_line_walls_read_through_a_flickering_frame_but_not_through_erasing_or_fading() -> None:
@@ -944,15 +936,6 @@ def test_look_alikes_specks_and_a_standing_agent_are_not_taken_for_a_ghost() -> 
         drawn = [(30, 30, 7, 7, 150)] + ([(30, 50, 7, 7, 250)] if i >= 2 else [])
         _, kept = analyser._agents(i, _paint(drawn), [(0, 110)])
         assert 3.35 in [round(b.col, 2) for b in kept], (i, kept)
-
-
-@pytest.mark.parametrize("h, w, longest", [(7, 7, 1.01), (1, 1, 1.0), (2, 20, 12.0), (20, 3, 8.0)])
-def test_elongation_of_a_square_a_pixel_and_bars(h: int, w: int, longest: float) -> None:
-    from cvcheck.maze.video_frames import _elongation
-
-    ys, xs = np.nonzero(np.ones((h, w), bool))
-    e = _elongation(ys, xs)
-    assert 1.0 <= e <= longest and (h == w or e >= 0.75 * max(h, w) / min(h, w))
 
 
 def _draw_lines(img: np.ndarray, spec, top: int, left: int, cell: int) -> np.ndarray:  # type: ignore[no-untyped-def]

@@ -22,8 +22,8 @@ from cvcheck.maze.lattice import (
 )
 from cvcheck.maze.metrics import _no_growth, path_match, upscale_cells
 from cvcheck.maze.track import STATIC_SPAN, Tracklet, _nearest_first, _still, _within
-from cvcheck.maze.video_frames import Blob
 from cvcheck.maze.video_metrics import SAMPLE_STEP, WallGeometry, _line_bands, _sample_segments, _typical_speed
+from cvcheck.maze.video_obs import Blob
 from cvcheck.synth.maze_gen import make_maze
 
 
