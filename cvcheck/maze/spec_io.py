@@ -152,11 +152,12 @@ def spec_to_dict(spec: MazeSpec) -> dict[str, Any]:
 
 
 def spec_from_text(text: str) -> MazeSpec:
-    """JSON (an object with ``connection_list``) or maze-dataset ASCII, whichever ``text`` holds."""
+    """JSON (an object with ``connection_list``) or maze-dataset ASCII, whichever ``text`` holds
+    (JSON where it opens with a brace or a bracket: a list is read, and refused, as JSON)."""
     from ..limits import JSONLimitError, loads_json
 
     body = text.strip()
-    if body.startswith("{"):
+    if body.startswith(("{", "[")):
         try:  # strict JSON: finite numbers, bounded digits and depth (a 5000-digit number was exit 3)
             return spec_from_dict(loads_json(body))
         except JSONLimitError as exc:
