@@ -236,7 +236,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)
     if settling.stopped and settling.final_occluded and \
-            seen_pale_off_goal(track, spec.goal, analyser.pale_near_goal(), settle_frames=settle):
+            seen_pale_off_goal(track, spec.goal, analyser.agent.pale_near_goal(), settle_frames=settle):
         settling = not_stopped(settling)  # not hidden by the goal: paled beside it
     cells = cell_path(track, geo, crossing, until=settling.final_entry)
     k = analyser.k
@@ -258,7 +258,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                              goal_pos=goal_pos, goal_area=goal_area, track=track, crossing=crossing, cells=cells,
                              path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,
-                             lowest_agent_floor=analyser.lowest_agent_floor)
+                             lowest_agent_floor=analyser.agent.lowest_agent_floor)
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,

@@ -486,7 +486,7 @@ def seen_pale_off_goal(track: Track, goal: Cell, pale: Sequence[tuple[int, Seque
                        settle_frames: int) -> bool:
     """Whether an agent lost after its last sighting in or entering the goal cell stands paled
     outside it: ``pale`` (per frame, objects of the agent's hue and size down to a low
-    saturation floor, e.g. :meth:`~.video_frames.FrameAnalyser.pale_near_goal`) shows, in
+    saturation floor, e.g. :meth:`~.video_agent.AgentReader.pale_near_goal`) shows, in
     every one of at least ``settle_frames`` frames up to the last, an object standing still
     outside the goal cell (beyond LEFT_GOAL), within PALE_REACH of the last sighting, that
     none showed there (within 2 x PALE_STILL) in the frame of the last sighting or the

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvcheck.maze.track import Track, build_track
-from cvcheck.maze.video_frames import _vivid
+from cvcheck.maze.video_agent import _vivid
 from cvcheck.maze.video_metrics import (
     PALE_REACH,
     PALE_STILL,
@@ -36,7 +36,7 @@ def _walk(cells, speed: float, rng: np.random.Generator, noise: float) -> np.nda
 
 def _measured(analyser, hsv: np.ndarray, blobs: list[Blob]) -> list[tuple[Blob, np.ndarray, float | None]]:
     """Each blob with the saturations around it and how vivid they are, as the analyser reads them."""
-    return [(b, sat, _vivid(sat)) for b in blobs for sat in [analyser._saturations_around(hsv, b)]]
+    return [(b, sat, _vivid(sat)) for b in blobs for sat in [analyser.agent._saturations_around(hsv, b)]]
 
 
 def _track(pos: np.ndarray) -> Track:
@@ -313,18 +313,19 @@ def test_a_faint_blob_continues_the_agent_only_where_it_was_just_seen() -> None:
     # it now, never elsewhere
     from cvcheck.config import Config
     from cvcheck.maze.style import get_style
-    from cvcheck.maze.video_frames import CONTINUE_FRAMES, FrameAnalyser
+    from cvcheck.maze.video_agent import CONTINUE_FRAMES
+    from cvcheck.maze.video_frames import FrameAnalyser
 
     analyser = FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), get_style("mmgr"), Config().maze, k=10)
-    full = analyser.agent_min_px / analyser.k ** 2  # lattice cells^2
+    full = analyser.agent.agent_min_px / analyser.k ** 2  # lattice cells^2
     small = 0.7 * full
-    assert analyser._continued(0, [Blob(1.5, 1.5, full)]) == [Blob(1.5, 1.5, full)]
-    assert analyser._continued(1, [Blob(1.6, 1.9, small)]) == [Blob(1.6, 1.9, small)]   # where it was
-    assert analyser._continued(2, [Blob(7.5, 7.5, small)]) == []                        # a speck elsewhere
+    assert analyser.agent._continued(0, [Blob(1.5, 1.5, full)]) == [Blob(1.5, 1.5, full)]
+    assert analyser.agent._continued(1, [Blob(1.6, 1.9, small)]) == [Blob(1.6, 1.9, small)]   # where it was
+    assert analyser.agent._continued(2, [Blob(7.5, 7.5, small)]) == []                        # a speck elsewhere
     # beside a full-size blob the faint one is a fringe of it, not a second object
-    assert analyser._continued(3, [Blob(1.5, 2.0, full), Blob(1.5, 2.6, small)]) == [Blob(1.5, 2.0, full)]
+    assert analyser.agent._continued(3, [Blob(1.5, 2.0, full), Blob(1.5, 2.6, small)]) == [Blob(1.5, 2.0, full)]
     later = 4 + CONTINUE_FRAMES
-    assert analyser._continued(later, [Blob(1.5, 2.0, small)]) == []                    # seen too long ago
+    assert analyser.agent._continued(later, [Blob(1.5, 2.0, small)]) == []                    # seen too long ago
 
 
 def test_a_still_look_alike_the_agent_passed_stays_an_object_of_its_own() -> None:
@@ -337,12 +338,12 @@ def test_a_still_look_alike_the_agent_passed_stays_an_object_of_its_own() -> Non
     from cvcheck.maze.video_frames import FrameAnalyser
 
     analyser = FrameAnalyser(make_maze(8, rng=np.random.default_rng(3)), get_style("mmgr"), Config().maze, k=10)
-    full = analyser.agent_min_px / analyser.k ** 2
+    full = analyser.agent.agent_min_px / analyser.k ** 2
     small = 0.7 * full
     alike, agent = Blob(2.5, 12.5, full), Blob(3.0, 11.5, full)
-    assert analyser._continued(0, [alike, agent]) == [alike, agent]
-    assert analyser._continued(1, [Blob(2.7, 11.5, full)]) == [Blob(2.7, 11.5, full)]  # the look-alike unseen
-    assert analyser._continued(2, [alike, Blob(2.45, 11.5, small)]) == [alike, Blob(2.45, 11.5, small)]
+    assert analyser.agent._continued(0, [alike, agent]) == [alike, agent]
+    assert analyser.agent._continued(1, [Blob(2.7, 11.5, full)]) == [Blob(2.7, 11.5, full)]  # the look-alike unseen
+    assert analyser.agent._continued(2, [alike, Blob(2.45, 11.5, small)]) == [alike, Blob(2.45, 11.5, small)]
 
 
 def _goal_in_place_bad_frames(area: np.ndarray, faint: np.ndarray | None = None, slack: float = 0.0) -> list[int]:
@@ -570,12 +571,13 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
 
     from cvcheck.config import Config
     from cvcheck.maze.style import get_style
-    from cvcheck.maze.video_frames import FLOOR_DROP, VIVID_SHARE, FrameAnalyser
+    from cvcheck.maze.video_agent import FLOOR_DROP, VIVID_SHARE
+    from cvcheck.maze.video_frames import FrameAnalyser
 
     style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=100, agent_min_saturation=160,
                     agent_area=0.5)
     analyser = FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
-    assert analyser.agent_floor == 160
+    assert analyser.agent.agent_floor == 160
 
     def seen_at(saturation: int) -> int:
         hsv = np.zeros((110, 110, 3), np.uint8)
@@ -583,10 +585,10 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
         hsv[30:37, 30:37] = (65, saturation, 200)      # the agent, centred on lattice (3.3, 3.3)
         hsv[33:35, 10:30] = (65, saturation // 2, 230)  # its trail: half as vivid
         follow(hsv, [Blob(3.3, 3.3, 0.49)])
-        return analyser.agent_floor
+        return analyser.agent.agent_floor
 
     def follow(hsv: np.ndarray, blobs: list[Blob]) -> None:
-        analyser._follow_vividness(_measured(analyser, hsv, blobs))
+        analyser.agent._follow_vividness(_measured(analyser, hsv, blobs))
 
     assert seen_at(150) == int(FLOOR_DROP * 160)     # a step down at most ...
     assert seen_at(150) == int(VIVID_SHARE * 150)    # ... then where the paler agent sets it
@@ -594,11 +596,11 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
     assert seen_at(250) == 160                       # back to vivid: the learned floor, no higher
     floors = [seen_at(110) for _ in range(4)]
     assert floors[0] == int(FLOOR_DROP * 160) and floors[-1] == 100  # the style's colour floor bounds it below
-    assert analyser.lowest_agent_floor == 100
+    assert analyser.agent.lowest_agent_floor == 100
     # two agent-coloured objects: which one is the agent is the tracker's call; the floor stays
-    before = analyser.agent_floor
+    before = analyser.agent.agent_floor
     follow(np.zeros((110, 110, 3), np.uint8), [Blob(3.3, 3.3, 0.49), Blob(7.5, 7.5, 0.49)])
-    assert analyser.agent_floor == before
+    assert analyser.agent.agent_floor == before
 
 
 def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> None:
@@ -610,7 +612,9 @@ def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> Non
 
     from cvcheck.config import Config
     from cvcheck.maze.style import get_style, hue_mask
-    from cvcheck.maze.video_frames import PART_OF, VIVID_SHARE, FrameAnalyser
+    from cvcheck.maze.video_agent import VIVID_SHARE
+    from cvcheck.maze.video_frames import FrameAnalyser
+    from cvcheck.maze.video_objects import PART_OF
 
     style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=100, agent_min_saturation=160,
                     agent_area=0.5)
@@ -623,15 +627,17 @@ def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> Non
     assert 16 < PART_OF * 50 <= 36
 
     def kept() -> list[Blob]:
-        mask = hue_mask(hsv, style.agent_hue, min_saturation=analyser.agent_floor, min_value=style.min_value)
-        return analyser._blobs(mask, cv2.boundingRect(mask), analyser.agent_min_px, with_overlap=False, trail=True)
+        mask = hue_mask(hsv, style.agent_hue, min_saturation=analyser.agent.agent_floor, min_value=style.min_value)
+        return analyser.agent._blobs(mask, cv2.boundingRect(mask), analyser.agent.agent_min_px, with_overlap=False,
+                                     trail=True)
 
-    analyser.agent_floor = int(VIVID_SHARE * 150)  # (followed the agent alone so far)
+    analyser.agent.agent_floor = int(VIVID_SHARE * 150)  # (followed the agent alone so far)
     for frame in range(6):
         blobs = kept()
-        assert any(abs(b.row - 6.5) < 0.1 and abs(b.col - 6.5) < 0.1 for b in blobs), (frame, analyser.agent_floor)
-        analyser._follow_vividness(_measured(analyser, hsv, blobs))
-        assert analyser.agent_floor <= 125
+        assert any(abs(b.row - 6.5) < 0.1 and abs(b.col - 6.5) < 0.1 for b in blobs), \
+            (frame, analyser.agent.agent_floor)
+        analyser.agent._follow_vividness(_measured(analyser, hsv, blobs))
+        assert analyser.agent.agent_floor <= 125
 
 
 def test_tracker_keeps_a_flickering_look_alike_apart_from_the_agent() -> None:
@@ -675,6 +681,7 @@ def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed:
     from cvcheck.config import Config
     from cvcheck.maze.style import get_style, hue_mask
     from cvcheck.maze.video_frames import FrameAnalyser
+    from cvcheck.maze.video_objects import objects_of
     from cvcheck.vision.masks import bounding_rect
 
     rng = np.random.default_rng(seed)
@@ -699,7 +706,7 @@ def test_goal_objects_kept_across_frames_are_those_of_the_mask_read_afresh(seed:
             mask[a:b] = hue_mask(hsv[a:b], style.goal_hue, min_saturation=style.min_saturation,
                                  min_value=style.min_value)
         assert np.array_equal(analyser._goal_mask, mask)
-        assert got == analyser._blobs(mask, bounding_rect(mask), analyser.goal_min_px, with_overlap=False)
+        assert got == objects_of(mask, bounding_rect(mask), analyser.goal_min_px, analyser.geometry)
 
 
 def test_line_walls_read_through_a_flickering_frame_but_not_through_erasing_or_fading() -> None:
@@ -801,11 +808,11 @@ def _kept(analyser, index: int, hsv: np.ndarray) -> list[Blob]:  # type: ignore[
     from cvcheck.maze.style import hue_mask
 
     st = analyser.style
-    agent = hue_mask(hsv, st.agent_hue, min_saturation=analyser.agent_floor, min_value=st.min_value)
+    agent = hue_mask(hsv, st.agent_hue, min_saturation=analyser.agent.agent_floor, min_value=st.min_value)
     rect = cv2.boundingRect(agent)
-    found = analyser._blobs(agent, rect, analyser.agent_min_px, with_overlap=False)
-    movers = analyser._movers(hsv, [(0, hsv.shape[0])], agent, look=not analyser._seen_moving(found))
-    return analyser._continued(index, found, movers)
+    found = analyser.agent._blobs(agent, rect, analyser.agent.agent_min_px, with_overlap=False)
+    movers = analyser.agent._movers(hsv, [(0, hsv.shape[0])], agent, look=not analyser.agent._seen_moving(found))
+    return analyser.agent._continued(index, found, movers)
 
 
 def test_a_pale_agent_moving_off_the_vivid_start_marker_is_kept_where_it_is() -> None:
@@ -885,7 +892,7 @@ def test_a_trail_piece_an_arrival_icon_leaves_showing_is_no_agent_paled_beside_t
     # beside the goal ("reaches the goal but does not stay"). A pale object that was not there
     # as part of anything is still reported.
     analyser = _strip_analyser()
-    h, w = np.zeros((110, 110))[analyser._near_goal_at].shape
+    h, w = np.zeros((110, 110))[analyser.agent._near_goal_at].shape
 
     def window(objects: list[tuple[int, int, int, int, int]]) -> np.ndarray:
         hsv = np.zeros((h, w, 3), np.uint8)
@@ -897,10 +904,10 @@ def test_a_trail_piece_an_arrival_icon_leaves_showing_is_no_agent_paled_beside_t
     trail, piece, star = (2, 20, 30, 7, 120), (2, 20, 7, 7, 120), (32, 20, 7, 7, 250)
     newcomer = (30, 35, 7, 7, 120)  # an agent-sized pale object where nothing pale was
     for i, objects in enumerate([[trail, star], [piece], [piece, newcomer], [piece, newcomer]]):
-        analyser._near_goal.append((i, window(objects)))
-    seen = dict(analyser.pale_near_goal())
+        analyser.agent._near_goal.append((i, window(objects)))
+    seen = dict(analyser.agent.pale_near_goal())
     assert seen[1] == [] and len(seen[2]) == len(seen[3]) == 1, seen
-    assert seen[2][0].col > analyser._lattice(35 + analyser._near_goal_at[1].start)
+    assert seen[2][0].col > analyser.agent._lattice(35 + analyser.agent._near_goal_at[1].start)
 
 
 @pytest.mark.parametrize("share", [0.4, 0.45])
@@ -914,7 +921,7 @@ def test_the_ghost_of_a_fast_agent_where_it_was_a_frame_before_is_not_kept(share
         moved = i and lefts[i - 1] != x
         drawn = [(30, lefts[i - 1], 7, 7, int(share * 250)), (30, x, 7, 7, int((1 - share) * 250))] if moved \
             else [(30, x, 7, 7, 250)]
-        _, kept = analyser._agents(i, _paint(drawn), [(0, 110)])
+        _, kept = analyser.agent.read(i, _paint(drawn), [(0, 110)])
         assert [round(b.col, 2) for b in kept] == [(x + 3.5) / 10], (i, kept)
 
 
@@ -925,16 +932,16 @@ def test_look_alikes_specks_and_a_standing_agent_are_not_taken_for_a_ghost() -> 
     analyser = _strip_analyser()
     look_alike = (50, 50, 7, 7, 110)  # a maze cell above the path
     for i, x in enumerate([10, 30, 50, 70]):
-        _, kept = analyser._agents(i, _paint([look_alike, (70, x, 7, 7, 150)]), [(0, 110)])
+        _, kept = analyser.agent.read(i, _paint([look_alike, (70, x, 7, 7, 150)]), [(0, 110)])
         assert len(kept) == 2, (i, kept)
     analyser = _strip_analyser()  # specks a blurred star leaves behind, paler, are far smaller than it
-    _, kept = analyser._agents(0, _paint([(30, 30, 7, 7, 250)]), [(0, 110)])
-    _, kept = analyser._agents(1, _paint([(32, 32, 4, 3, 150), (30, 50, 7, 7, 250)]), [(0, 110)])
+    _, kept = analyser.agent.read(0, _paint([(30, 30, 7, 7, 250)]), [(0, 110)])
+    _, kept = analyser.agent.read(1, _paint([(32, 32, 4, 3, 150), (30, 50, 7, 7, 250)]), [(0, 110)])
     assert len(kept) == 2, kept
     analyser = _strip_analyser()
     for i in range(4):
         drawn = [(30, 30, 7, 7, 150)] + ([(30, 50, 7, 7, 250)] if i >= 2 else [])
-        _, kept = analyser._agents(i, _paint(drawn), [(0, 110)])
+        _, kept = analyser.agent.read(i, _paint(drawn), [(0, 110)])
         assert 3.35 in [round(b.col, 2) for b in kept], (i, kept)
 
 
