@@ -258,7 +258,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                              goal_pos=goal_pos, goal_area=goal_area, track=track, crossing=crossing, cells=cells,
                              path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,
-                             lowest_agent_floor=analyser.agent.lowest_agent_floor)
+                             lowest_agent_floor=analyser.agent.lowest_floor)
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,

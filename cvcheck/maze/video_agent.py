@@ -93,13 +93,14 @@ class AgentReader:
                  core: np.ndarray | None = None, fps: float = 24.0,
                  agent_seen: tuple[int, float, float] | None = None) -> None:
         self.style, self.geometry, self.core = style, geometry, core
-        k = self.k = geometry.k
+        k = self.k = geometry.k  #: canvas pixels per lattice cell
         self._strip = fps <= STRIP_FPS              # frames a step of the agent apart (see _movers)
         # kept across frames, brought up to date in the canvas rows that changed
         self._agent_hue: np.ndarray | None = None   # agent-hued pixels at the lowest floor (see _agent_mask)
         self._agent_rows = np.zeros(0, bool)        # ... which of its rows have any
-        self.agent_min_px = max(2.0, style.agent_min_area * k * k)
-        self.agent_px = style.agent_area * k * k if style.agent_area else None  # learned (detected looks)
+        self.min_area_px = max(2.0, style.agent_min_area * k * k)  #: the smallest full-size agent blob, canvas px
+        #: the agent's area, canvas px: learned for a detected look, else None
+        self.area_px = style.agent_area * k * k if style.agent_area else None
         self._ref_samples: list[float] = []      # agent areas (px) in the first frames it is seen
         self._prev_agent: np.ndarray | None = None
         self._prev_box: Rect = (0, 0, 0, 0)  # where _prev_agent has pixels
@@ -114,17 +115,18 @@ class AgentReader:
         # blobs only, and only until an agent blob is first kept (see _continued)
         self._seed = None if agent_seen is None else (agent_seen[0] - 1, 2 * agent_seen[1] + 0.5,
                                                       2 * agent_seen[2] + 0.5)
-        self.agent_floor = style.agent_saturation  #: follows the agent's vividness down (see _follow_vividness)
+        #: the saturation the agent is read at: follows its vividness down (see _follow_vividness)
+        self.floor = style.agent_saturation
         vivid = style.agent_vividness
-        self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.agent_px else None
+        self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.area_px else None
         self._pale: np.ndarray | None = None      # agent-hued pixels at the mover floor (see _movers)
-        self.lowest_agent_floor = self.agent_floor
+        self.lowest_floor = self.floor  #: the lowest floor it has been read at
         # the goal's cell and its neighbours (a maze cell is 2k canvas px wide on a lines
         # canvas, k on a lattice one, 2k from the next), kept for the last frames
         goal_px = geometry.to_canvas(np.array(spec.goal, float) + 0.5)  # goal cell centre, canvas px
         self._near_goal_at = tuple(slice(max(0, int(c) - 3 * k), int(c) + 3 * k + 1) for c in goal_px)
         self._near_goal: deque[tuple[int, np.ndarray]] = deque(maxlen=NEAR_GOAL_FRAMES)
-        self.pale_floor = int(max(PALE_MIN_SATURATION, PALE_SHARE * vivid)) if vivid and self.agent_px else None
+        self.pale_floor = int(max(PALE_MIN_SATURATION, PALE_SHARE * vivid)) if vivid and self.area_px else None
 
     def _lattice(self, canvas_px: float) -> float:
         """A canvas pixel coordinate (row or column, pixel centres at +0.5) in lattice cells."""
@@ -133,7 +135,7 @@ class AgentReader:
     @property
     def _full_size(self) -> float:
         """The smallest full-size agent blob, lattice cells^2 (fainter ones: see _continued)."""
-        return self.agent_min_px / (self.k * self.k)
+        return self.min_area_px / (self.k * self.k)
 
     # -- per frame ---------------------------------------------------------------------------
 
@@ -170,10 +172,10 @@ class AgentReader:
         in a larger object then, or in such a piece - is left out, in every frame it stands:
         a trail an arrival icon cuts off where the agent stood, the agent-sized part left
         showing (mazeworld 15151 v00103, a 1-fps strip: "the agent left the goal")."""
-        if self.pale_floor is None or self.agent_px is None:
+        if self.pale_floor is None or self.area_px is None:
             return []
         origin = (self._near_goal_at[0].start, self._near_goal_at[1].start)
-        lo, hi = MOVER_SIZE[0] * self.agent_px, MOVER_SIZE[1] * self.agent_px
+        lo, hi = MOVER_SIZE[0] * self.area_px, MOVER_SIZE[1] * self.area_px
         out: list[tuple[int, list[Blob]]] = []
         was_there: np.ndarray | None = None  # the last frame's pixels of larger objects and their pieces
         for index, window in self._near_goal:
@@ -197,16 +199,16 @@ class AgentReader:
         change at all, read at the same saturation floor, has the last frame's (unless a
         trail was followed: where it ends depends on when its pixels turned)."""
         memo = self._agent_memo
-        if not runs and memo is not None and memo.floor == self.agent_floor:
+        if not runs and memo is not None and memo.floor == self.floor:
             self._count_trail(memo.mask, memo.rect)
             if memo.largest is not None:
                 self._reference_area(memo.largest)  # (its state moves on as if the frame were read)
             return memo.mask, memo.blobs
-        floor = self.agent_floor
+        floor = self.floor
         mask, rect = self._agent_mask(hsv, runs)
         self._count_trail(mask, rect)
         self._trail_read = (None, False)
-        blobs = self._blobs(mask, rect, FAINT * self.agent_min_px, with_overlap=True, trail=True)
+        blobs = self._blobs(mask, rect, FAINT * self.min_area_px, with_overlap=True, trail=True)
         largest, followed = self._trail_read
         self._agent_memo = None if followed else _AgentMemo(floor, mask, rect, blobs, largest)
         return mask, blobs
@@ -240,9 +242,9 @@ class AgentReader:
             self._agent_rows[r0:r1] = lines_set(self._agent_hue[r0:r1], 1)
         mask = self._agent_hue.copy()
         x, y, w, h = rect = rect_within(mask, self._agent_rows)
-        if self.agent_floor > lowest and w:
+        if self.floor > lowest and w:
             sat = np.ascontiguousarray(hsv[y:y + h, x:x + w, 1])
-            _, vivid = cv2.threshold(sat, self.agent_floor - 1, 255, cv2.THRESH_BINARY)
+            _, vivid = cv2.threshold(sat, self.floor - 1, 255, cv2.THRESH_BINARY)
             cv2.bitwise_and(mask[y:y + h, x:x + w], vivid, dst=mask[y:y + h, x:x + w])
             bx, by, w, h = bounding_rect(mask[y:y + h, x:x + w])
             rect = (x + bx, y + by, w, h) if w else (0, 0, 0, 0)
@@ -264,7 +266,7 @@ class AgentReader:
         h, w = labels.shape
         k = float(self.k)
         stale: set[int] = set()
-        whole = self.agent_px if trail else None  # the agent's own size (agents only)
+        whole = self.area_px if trail else None  # the agent's own size (agents only)
         ref = None
         if trail and keep:
             largest = float(areas[keep].max())
@@ -365,7 +367,7 @@ class AgentReader:
         area and saturation learned); whether a mover is kept is :meth:`_continued`'s call.
         Without ``look`` (the agent is seen moving: what is new is its own edge, ghost or
         trail) the floor's mask is only brought up to date."""
-        if self.mover_floor is None or self.agent_px is None:
+        if self.mover_floor is None or self.area_px is None:
             return []
         st = self.style
         first = self._pale is None or self._pale.shape != hsv.shape[:2]
@@ -383,7 +385,7 @@ class AgentReader:
                         new = np.zeros(hsv.shape[:2], np.uint8)
                     new[r0:r1] = came
             self._pale[r0:r1] = now
-        need = MOVER_NEW * self.agent_px  # new pixels, at least
+        need = MOVER_NEW * self.area_px  # new pixels, at least
         if new is None or cv2.countNonZero(new) < need:
             return []
         # (labelled within the box around the floor's pixels, looked at around the new and vivid ones)
@@ -398,8 +400,8 @@ class AgentReader:
         seen = np.bincount(owner[agent[ys, xs] > 0], minlength=count)
         out = []
         size = came_in + seen
-        for i in np.flatnonzero((size >= MOVER_SIZE[0] * self.agent_px) & (size <= MOVER_SIZE[1] * self.agent_px)
-                                & (came_in >= need) & (seen < self.agent_min_px)):
+        for i in np.flatnonzero((size >= MOVER_SIZE[0] * self.area_px) & (size <= MOVER_SIZE[1] * self.area_px)
+                                & (came_in >= need) & (seen < self.min_area_px)):
             mine = owner == i  # (never 0, the background: new and vivid pixels are at the floor too)
             my, mx = ys[mine], xs[mine]
             if elongation(my, mx) > MOVER_ELONGATION:  # (a flickering piece of a trail)
@@ -419,7 +421,7 @@ class AgentReader:
         maze re-located a little off) is new only along its edges: mazeworld 15151 v00038
         zoomed, a 2-fps strip, where the trail was taken for the agent once the agent had
         turned into an arrival icon (a "teleport across a wall")."""
-        assert self.agent_px is not None
+        assert self.area_px is not None
         x, y = at
         h, w = mine.shape
         came = np.logical_and(mine, new[y:y + h, x:x + w] > 0)
@@ -427,7 +429,7 @@ class AgentReader:
         if not stayed.any():
             return True
         far = cv2.distanceTransform(np.where(stayed, 0, 255).astype(np.uint8), cv2.DIST_L2, 3)
-        return float(far[came].max(initial=0.0)) >= MOVER_REACH * math.sqrt(self.agent_px / math.pi)
+        return float(far[came].max(initial=0.0)) >= MOVER_REACH * math.sqrt(self.area_px / math.pi)
 
     def _seen_moving(self, blobs: list[Blob]) -> bool:
         """Whether a full-size agent blob is farther than MOVER_STILL from the nearest object
@@ -474,14 +476,14 @@ class AgentReader:
         # speck, the next frame's floor then came from the paler agent, at which it was kept
         # again, and so on - seen in every other frame, never a still object, and the agent
         # passing by was linked onto it (mazeworld 81818 v00077 cast green and magenta)
-        need = int(np.ceil(self.agent_min_px))
-        if self.agent_px and on_post(b.row, b.col):
-            need = max(need, int(np.ceil(PART_OF * self.agent_px)))
+        need = int(np.ceil(self.min_area_px))
+        if self.area_px and on_post(b.row, b.col):
+            need = max(need, int(np.ceil(PART_OF * self.area_px)))
         if sat.size >= need:
             floor = min(floor, float(np.partition(sat, sat.size - need)[sat.size - need]))
-        floor = max(floor, FLOOR_DROP * self.agent_floor)
-        self.agent_floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
-        self.lowest_agent_floor = min(self.lowest_agent_floor, self.agent_floor)
+        floor = max(floor, FLOOR_DROP * self.floor)
+        self.floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
+        self.lowest_floor = min(self.lowest_floor, self.floor)
 
     def _without_ghosts(self, index: int, hsv: np.ndarray, blobs: list[Blob]) -> list[Blob]:
         """``blobs`` less the agent's ghost: frame blending or a long shutter draws a fast
@@ -537,7 +539,7 @@ class AgentReader:
         its size)."""
         st, k, geo = self.style, self.k, self.geometry
         cy, cx = geo.to_canvas(b.row) - 0.5, geo.to_canvas(b.col) - 0.5
-        half = max(2, int(round(0.75 * np.sqrt(self.agent_px if self.agent_px else b.area * k * k))))
+        half = max(2, int(round(0.75 * np.sqrt(self.area_px if self.area_px else b.area * k * k))))
         h, w = hsv.shape[:2]
         y0, y1 = max(0, int(cy) - half), min(h, int(cy) + half + 2)
         x0, x1 = max(0, int(cx) - half), min(w, int(cx) + half + 2)
@@ -551,7 +553,7 @@ class AgentReader:
         """The agent's own area: the smallest of its areas in the first five frames it is seen
         whole - at least the minimum area (before a trail it may draw has grown; a few
         pixels of it, paled under the floor, are no size of it: mazeworld 60606 v00135)."""
-        if len(self._ref_samples) < 5 and largest >= self.agent_min_px:
+        if len(self._ref_samples) < 5 and largest >= self.min_area_px:
             self._ref_samples.append(largest)
         return min(self._ref_samples) if self._ref_samples else None
 

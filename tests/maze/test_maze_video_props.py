@@ -317,7 +317,7 @@ def test_a_faint_blob_continues_the_agent_only_where_it_was_just_seen() -> None:
     from cvcheck.maze.video_frames import FrameAnalyser
 
     analyser = FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), get_style("mmgr"), Config().maze, k=10)
-    full = analyser.agent.agent_min_px / analyser.k ** 2  # lattice cells^2
+    full = analyser.agent.min_area_px / analyser.k ** 2  # lattice cells^2
     small = 0.7 * full
     assert analyser.agent._continued(0, [Blob(1.5, 1.5, full)]) == [Blob(1.5, 1.5, full)]
     assert analyser.agent._continued(1, [Blob(1.6, 1.9, small)]) == [Blob(1.6, 1.9, small)]   # where it was
@@ -338,7 +338,7 @@ def test_a_still_look_alike_the_agent_passed_stays_an_object_of_its_own() -> Non
     from cvcheck.maze.video_frames import FrameAnalyser
 
     analyser = FrameAnalyser(make_maze(8, rng=np.random.default_rng(3)), get_style("mmgr"), Config().maze, k=10)
-    full = analyser.agent.agent_min_px / analyser.k ** 2
+    full = analyser.agent.min_area_px / analyser.k ** 2
     small = 0.7 * full
     alike, agent = Blob(2.5, 12.5, full), Blob(3.0, 11.5, full)
     assert analyser.agent._continued(0, [alike, agent]) == [alike, agent]
@@ -577,7 +577,7 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
     style = replace(get_style("mmgr"), agent_hue=(50, 80), min_saturation=100, agent_min_saturation=160,
                     agent_area=0.5)
     analyser = FrameAnalyser(make_maze(5, rng=np.random.default_rng(3)), style, Config().maze, k=10)
-    assert analyser.agent.agent_floor == 160
+    assert analyser.agent.floor == 160
 
     def seen_at(saturation: int) -> int:
         hsv = np.zeros((110, 110, 3), np.uint8)
@@ -585,7 +585,7 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
         hsv[30:37, 30:37] = (65, saturation, 200)      # the agent, centred on lattice (3.3, 3.3)
         hsv[33:35, 10:30] = (65, saturation // 2, 230)  # its trail: half as vivid
         follow(hsv, [Blob(3.3, 3.3, 0.49)])
-        return analyser.agent.agent_floor
+        return analyser.agent.floor
 
     def follow(hsv: np.ndarray, blobs: list[Blob]) -> None:
         analyser.agent._follow_vividness(_measured(analyser, hsv, blobs))
@@ -596,11 +596,11 @@ def test_the_agent_saturation_floor_follows_a_paling_agent_but_not_below_its_bou
     assert seen_at(250) == 160                       # back to vivid: the learned floor, no higher
     floors = [seen_at(110) for _ in range(4)]
     assert floors[0] == int(FLOOR_DROP * 160) and floors[-1] == 100  # the style's colour floor bounds it below
-    assert analyser.agent.lowest_agent_floor == 100
+    assert analyser.agent.lowest_floor == 100
     # two agent-coloured objects: which one is the agent is the tracker's call; the floor stays
-    before = analyser.agent.agent_floor
+    before = analyser.agent.floor
     follow(np.zeros((110, 110, 3), np.uint8), [Blob(3.3, 3.3, 0.49), Blob(7.5, 7.5, 0.49)])
-    assert analyser.agent.agent_floor == before
+    assert analyser.agent.floor == before
 
 
 def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> None:
@@ -627,17 +627,17 @@ def test_a_look_alike_on_a_junction_sets_no_floor_that_makes_it_a_speck() -> Non
     assert 16 < PART_OF * 50 <= 36
 
     def kept() -> list[Blob]:
-        mask = hue_mask(hsv, style.agent_hue, min_saturation=analyser.agent.agent_floor, min_value=style.min_value)
-        return analyser.agent._blobs(mask, cv2.boundingRect(mask), analyser.agent.agent_min_px, with_overlap=False,
+        mask = hue_mask(hsv, style.agent_hue, min_saturation=analyser.agent.floor, min_value=style.min_value)
+        return analyser.agent._blobs(mask, cv2.boundingRect(mask), analyser.agent.min_area_px, with_overlap=False,
                                      trail=True)
 
-    analyser.agent.agent_floor = int(VIVID_SHARE * 150)  # (followed the agent alone so far)
+    analyser.agent.floor = int(VIVID_SHARE * 150)  # (followed the agent alone so far)
     for frame in range(6):
         blobs = kept()
         assert any(abs(b.row - 6.5) < 0.1 and abs(b.col - 6.5) < 0.1 for b in blobs), \
-            (frame, analyser.agent.agent_floor)
+            (frame, analyser.agent.floor)
         analyser.agent._follow_vividness(_measured(analyser, hsv, blobs))
-        assert analyser.agent.agent_floor <= 125
+        assert analyser.agent.floor <= 125
 
 
 def test_tracker_keeps_a_flickering_look_alike_apart_from_the_agent() -> None:
@@ -808,9 +808,9 @@ def _kept(analyser, index: int, hsv: np.ndarray) -> list[Blob]:  # type: ignore[
     from cvcheck.maze.style import hue_mask
 
     st = analyser.style
-    agent = hue_mask(hsv, st.agent_hue, min_saturation=analyser.agent.agent_floor, min_value=st.min_value)
+    agent = hue_mask(hsv, st.agent_hue, min_saturation=analyser.agent.floor, min_value=st.min_value)
     rect = cv2.boundingRect(agent)
-    found = analyser.agent._blobs(agent, rect, analyser.agent.agent_min_px, with_overlap=False)
+    found = analyser.agent._blobs(agent, rect, analyser.agent.min_area_px, with_overlap=False)
     movers = analyser.agent._movers(hsv, [(0, hsv.shape[0])], agent, look=not analyser.agent._seen_moving(found))
     return analyser.agent._continued(index, found, movers)
 
