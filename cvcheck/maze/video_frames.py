@@ -73,12 +73,12 @@ class FrameAnalyser:
         self._goal_mask: np.ndarray | None = None
         self._goals: list[Blob] | None = None
         self._goal_rows = np.zeros(0, bool)         # which rows of the goal mask have any
-        self.core: np.ndarray | None = None  # lattice: the reference's eroded wall cores (0/255)
+        core = None  # lattice: the reference's eroded wall cores (0/255), for the agent's overlap
         if not self.lines:
             e = max(1, int(round(config.video_wall_erosion * k)))
-            self.core = cv2.erode(self.layout.ref_px.astype(np.uint8), _disk(e)) * np.uint8(255)
+            core = cv2.erode(self.layout.ref_px.astype(np.uint8), _disk(e)) * np.uint8(255)
         #: the agent's objects in each frame, and what is kept of them from frame to frame
-        self.agent = AgentReader(spec, style, self.geometry, core=self.core, fps=fps, agent_seen=agent_seen)
+        self.agent = AgentReader(spec, style, self.geometry, core=core, fps=fps, agent_seen=agent_seen)
         self.goal_min_px = max(2.0, style.goal_min_area * k * k)
         goal_px = self.geometry.to_canvas(np.array(spec.goal, float) + 0.5)  # goal cell centre, canvas px
         self._goal_window = tuple(slice(max(0, int(c - 0.6 * k)), int(c + 0.6 * k) + 1) for c in goal_px)
