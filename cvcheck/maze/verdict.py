@@ -139,7 +139,7 @@ def video_checks(a: MazeVideoAnalysis, cfg: MazeConfig) -> dict[str, bool]:
         not a.style.agent_is_start or (a.start_offset is not None and a.start_offset <= cfg.marker_tolerance))
     return {"layout_match": layout, "no_cross_wall": not a.crossing.crossed(cfg.video_cross_wall_ratio),
             "target_achievement": _achieved(a.path, cfg) and a.settling.stopped
-            and followed_share(a.track) >= cfg.video_min_followed,
+            and followed_share(a.track) >= cfg.video_min_followed and a.unseen_route <= cfg.video_max_unseen_route,
             "no_excessive_reflection": not _reflection(a.loops, a.path, cfg)}
 
 
@@ -179,6 +179,10 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
         agent = (f"{agent}; " if agent else "") + (
             f"seen in only {len(seen)} of the {seen[-1] - seen[0] + 1} frames from its first sighting to its "
             f"last ({share:.0%}, needs {cfg.video_min_followed:.0%}): its path is not verified")
+    if a.unseen_route > cfg.video_max_unseen_route:
+        agent = (f"{agent}; " if agent else "") + (
+            f"unseen on {a.unseen_route:.0%} of its way (2 or more frames missing in a row; at most "
+            f"{cfg.video_max_unseen_route:.0%}): its path is not verified")
     return notes + _path_notes(a.path, a.loops, checks, cfg, agent=agent)
 
 
@@ -209,6 +213,7 @@ def _video_metrics(a: MazeVideoAnalysis, checks: dict[str, bool]) -> dict[str, A
         "reached_goal": a.settling.reached, "stopped_on_goal": a.settling.stopped, "backtracks": n_back,
         # reading and tracking
         "frames": a.frames, "frames_tracked": len(tr.tracked), "followed_share": round(followed_share(tr), 4),
+        "unseen_route_share": round(a.unseen_route, 4),
         "track_gaps": max(0, len(tr.pieces) - 1),
         "track_far_jumps": tr.far_jumps, "track_lost": tr.lost, "markers_left": tr.markers_left,
         "agent_speed": round(cr.speed, 4), "truncated": int(bool(a.read.get("truncated"))),

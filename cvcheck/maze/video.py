@@ -39,6 +39,7 @@ from .video_metrics import (
     goal_settling,
     not_stopped,
     seen_pale_off_goal,
+    unseen_route_share,
 )
 from .video_obs import FrameObs
 
@@ -75,6 +76,7 @@ class MazeVideoAnalysis:
     box: tuple[int, int, int, int] | None
     relocations: int
     lowest_agent_floor: int | None = None  #: the lowest saturation floor the agent was followed at
+    unseen_route: float = 0.0        #: share of its way gone unseen (:func:`~.video_metrics.unseen_route_share`)
     look: MazeLook | None = None     #: how the video draws the maze (read from its first frames)
     agent: AgentLook | None = None   #: how it draws the agent (learned)
     maze_frame: int = 0              #: the frame the maze was read from
@@ -239,6 +241,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
             seen_pale_off_goal(track, spec.goal, analyser.agent.pale_near_goal(), settle_frames=settle):
         settling = not_stopped(settling)  # not hidden by the goal: paled beside it
     cells = cell_path(track, geo, crossing, until=settling.final_entry)
+    unseen = unseen_route_share(track, geo, until=settling.final_entry)
     k = analyser.k
     mask = np.zeros(spec.walls.shape, bool)
     for p in cells:
@@ -258,7 +261,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                              goal_pos=goal_pos, goal_area=goal_area, track=track, crossing=crossing, cells=cells,
                              path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,
-                             lowest_agent_floor=analyser.agent.lowest_floor)
+                             lowest_agent_floor=analyser.agent.lowest_floor, unseen_route=unseen)
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,

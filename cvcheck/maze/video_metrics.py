@@ -47,6 +47,7 @@ LEAVING_GAP = 3        #: frames between each two of an agent's last sightings t
 PALE_REACH = 4.0       #: lattice cells: a pale object this near the agent's last sighting may be the agent ...
 PALE_STILL = 0.5       #: ... seen standing (this near where it was the frame before) ...
 PALE_BEFORE = 2        #: ... and absent the frame the agent was last seen and this many before
+UNSEEN_MISSING = 2     #: frames missing in a row over which the agent's way counts as unseen (unseen_route_share)
 
 
 @dataclass(frozen=True)
@@ -373,6 +374,31 @@ def cell_path(track: Track, geo: WallGeometry, report: CrossingReport, *, until:
                     seq.append(cell)
         prev_t, prev_cell = t, cell
     return seq
+
+
+def unseen_route_share(track: Track, geo: WallGeometry, *, until: int | None = None,
+                       missing: int = UNSEEN_MISSING) -> float:
+    """The share of the agent's way (lattice steps between the cells of consecutive sightings,
+    each by its shortest corridor route, else its Manhattan length) that it went while unseen for
+    ``missing`` frames or more in a row, up to its sighting in frame ``until`` (None: all); 0
+    when it never moved. Frames count for :func:`~.verdict.followed_share` whether the agent walks
+    or stands, so an agent seen standing on the start and on the goal, and lost on most of the way
+    between, passed that check: a teleport then hides in the gap, as a walk along corridors in
+    as many frames (mazeworld 56056 v00213 ghosted then at 240p)."""
+    tracked = track.tracked if until is None else track.tracked[track.tracked <= until]
+    if len(tracked) < 2:
+        return 0.0
+    unseen = total = 0
+    cells = geo.cells_of(track.pos[tracked])
+    for t0, t1, a, b in zip(tracked.tolist(), tracked[1:].tolist(), cells, cells[1:]):
+        if a == b:
+            continue
+        route = geo.route(a, b)
+        steps = len(route) - 1 if route else abs(a[0] - b[0]) + abs(a[1] - b[1])
+        total += steps
+        if t1 - t0 - 1 >= missing:
+            unseen += steps
+    return unseen / total if total else 0.0
 
 
 def _line_cells(p0: np.ndarray, p1: np.ndarray, first: Cell) -> list[Cell]:

@@ -210,6 +210,34 @@ def test_truncated_video_is_graded_and_reported(videos, tmp_path: Path) -> None:
     assert any("truncated" in n for n in result.details["notes"])
 
 
+def test_a_teleport_where_the_agent_is_unseen_is_no_solve(videos) -> None:
+    # an agent seen standing on the start and on the goal, and paled out of sight on most of its
+    # way between, is seen in enough frames; its way, filled in along the corridors, hid a teleport
+    # (mazeworld 56056 v00213 ghosted then at 240p): how much of the way went unseen counts too
+    case, _, _ = videos["teleport"]
+    agent = np.array(case.look.agent_rgb)
+    assert agent[1] > max(agent[0], agent[2])  # (a green agent: erased below as anything green)
+
+    def erased(frame: np.ndarray) -> np.ndarray:
+        px = frame.astype(int)
+        out = frame.copy()
+        out[(px[..., 1] > px[..., 0] + 30) & (px[..., 1] > px[..., 2] + 30)] = 255
+        return out
+
+    frames = list(case.frames())
+    n = len(frames)
+    hidden = [erased(f) if 0.16 * n <= i < 0.72 * n else f for i, f in enumerate(frames)]
+    config = Config().with_overrides([f"maze.video_style={case.look.style}"])
+    assert verify_video(frames, case.reference, config=config, id=case.id).metrics["teleports"] == 1
+    result = verify_video(hidden, case.reference, config=config, id=case.id)
+    assert result.metrics["teleports"] == 0 and result.metrics["followed_share"] >= 0.4
+    assert result.metrics["unseen_route_share"] > 0.5
+    assert result.overall == 0 and result.metrics["target_achievement"] == 0
+    assert any("unseen on" in note and "its path is not verified" in note for note in result.details["notes"])
+    lenient = config.with_overrides(["maze.video_max_unseen_route=1"])
+    assert verify_video(hidden, case.reference, config=lenient, id=case.id).overall == 1
+
+
 def test_a_solve_needs_the_agent_seen_through_its_walk(videos) -> None:
     # an agent learned from grain specks, seen in a fifth of its frames, had its path filled in
     # along the corridors as the shortest one and passed a detour (mazeworld 81818 v00098 under

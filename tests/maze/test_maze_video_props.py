@@ -19,6 +19,7 @@ from cvcheck.maze.video_metrics import (
     goal_settling,
     not_stopped,
     seen_pale_off_goal,
+    unseen_route_share,
 )
 from cvcheck.maze.video_obs import Blob
 from cvcheck.synth.maze_gen import make_maze
@@ -60,6 +61,35 @@ def test_track_inside_corridors_never_crosses(seed: int, size: int, speed: float
     assert not any(spec.walls[p] for p in cells)
     assert set(spec.solution) <= set(cells)
     assert goal_settling(_track(pos), spec.goal, settle_frames=1).stopped
+
+
+@settings(max_examples=40, deadline=None)
+@given(**maze_args, start=st.floats(0, 1), length=st.floats(0, 1), every_other=st.booleans())
+def test_the_unseen_share_is_the_part_of_the_way_gone_in_gaps_of_two_frames_or_more(
+        seed: int, size: int, speed: float, noise: float, start: float, length: float, every_other: bool) -> None:
+    rng = np.random.default_rng(seed)
+    spec = make_maze(size, rng=rng, algorithm="wilson" if seed % 2 else "dfs", endpoints="random")
+    sol = list(spec.solution)
+    pos = _walk(sol, speed, rng, noise)
+    geo = WallGeometry(spec, erosion=0.3)
+    assert unseen_route_share(_track(pos), geo) == 0.0
+    if every_other:  # one frame missing at a time: nothing unseen
+        pos[1:-1:2] = np.nan
+        assert unseen_route_share(_track(pos), geo) == 0.0
+        return
+    n = len(pos)
+    a = 1 + int(start * (n - 2))            # frames [a, b) unseen, the first and last frames seen
+    b = min(n - 1, a + 2 + int(length * n))
+    if b - a < 2:
+        return
+    pos[a:b] = np.nan
+    # along a perfect maze's solution, the way between two of its cells is the part of it between them
+    along = {cell: i for i, cell in enumerate(sol)}
+    before, after = (along[c] for c in geo.cells_of(pos[[a - 1, b]]))
+    first, last = (along[c] for c in geo.cells_of(pos[[0, n - 1]]))
+    expected = (after - before) / (last - first)
+    assert unseen_route_share(_track(pos), geo) == pytest.approx(expected)
+    assert unseen_route_share(_track(pos), geo, until=a - 1) == 0.0
 
 
 @settings(max_examples=40, deadline=None)
