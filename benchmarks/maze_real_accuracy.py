@@ -21,6 +21,8 @@ Usage::
     pip install -e ".[test]"     # maze-dataset
     python benchmarks/maze_real_accuracy.py --seed 777 --videos 300 --images 200 --workers 2
     python benchmarks/maze_real_accuracy.py --corpus benchmarks/out/mazeworld-777 --ways video,maze
+    python benchmarks/maze_real_accuracy.py --corpus benchmarks/out/mazeworld-777 --ways video \
+        --set maze.video_max_unseen_route=1   # the same corpus with a setting changed
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ METRICS = ("maze_changed", "cross_wall", "target_achievement", "reflection")
 WAYS = {"video": None, "puzzle": "puzzle", "maze": "maze", "ascii": "maze_ascii", "reference": "reference"}
 
 
-def grade_case(job: tuple[str, dict[str, Any], str]) -> dict[str, Any]:
-    """Grade one case one way (in a worker process); never raises."""
-    root, case, way = job
+def grade_case(job: tuple[str, dict[str, Any], str, tuple[str, ...]]) -> dict[str, Any]:
+    """Grade one case one way, with the config overrides given (in a worker process); never raises."""
+    root, case, way, overrides = job
     from cvcheck.config import Config
     from cvcheck.maze.task import grade
 
@@ -50,7 +52,7 @@ def grade_case(job: tuple[str, dict[str, Any], str]) -> dict[str, Any]:
     kwargs = {} if field is None else {("maze" if way == "ascii" else way): str(folder / case[field])}
     t0 = time.perf_counter()
     try:
-        r = grade(folder / case["answer"], config=Config(), id=case["id"], **kwargs)
+        r = grade(folder / case["answer"], config=Config().with_overrides(overrides), id=case["id"], **kwargs)
         got = {"status": r.status.value, "overall": int(r.overall or 0),
                **{m: r.metrics.get(m) for m in METRICS}, "teleports": r.metrics.get("teleports"),
                "notes": r.details.get("notes") or [r.details.get("reason")]}
@@ -116,11 +118,21 @@ def main(argv: list[str] | None = None) -> int:
                     "(1080p, portrait, square, 704p)")
     ap.add_argument("--ways", default="video,puzzle,maze,reference", help=f"comma list of {', '.join(WAYS)}")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="a config override for every grading, as the CLI's --set (repeatable): a setting's "
+                    "effect measured on the same corpus")
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "out" / "maze_real_accuracy.json")
     args = ap.parse_args(argv)
     ways = [w.strip() for w in args.ways.split(",") if w.strip()]
     if any(w not in WAYS for w in ways):
         ap.error(f"--ways takes {', '.join(WAYS)}")
+    from cvcheck.config import Config
+    from cvcheck.errors import ConfigError
+
+    try:
+        Config().with_overrides(args.set)
+    except ConfigError as exc:
+        ap.error(f"--set: {exc}")
     folder = args.corpus
     if folder is None:
         sys.path.insert(0, str(ROOT))
@@ -132,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             write_corpus(folder, videos=args.videos, images=args.images, seed=args.seed, workers=args.workers,
                          frame_sizes=args.frame_sizes)
     cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines() if line.strip()]
-    jobs = [(str(folder), c, w) for c in cases for w in ways if not (w == "video" and c["modality"] != "video")]
+    overrides = tuple(args.set)
+    jobs = [(str(folder), c, w, overrides) for c in cases for w in ways
+            if not (w == "video" and c["modality"] != "video")]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
         rows = list(pool.map(grade_case, jobs, chunksize=4))
@@ -153,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
               f"effects={','.join(r['effects'])}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     print(f"{len(metric_misses)} gate-agreeing grading(s) with a disagreeing metric (in --json: metric_misses)")
-    args.json.write_text(json.dumps({"corpus": str(folder), "summary": summary, "misses": misses,
+    args.json.write_text(json.dumps({"corpus": str(folder), "overrides": args.set, "summary": summary, "misses": misses,
                                      "metric_misses": metric_misses}, indent=1))
     return 0
 

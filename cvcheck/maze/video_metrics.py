@@ -393,8 +393,9 @@ def unseen_route_share(track: Track, geo: WallGeometry, *, until: int | None = N
     for t0, t1, a, b in zip(tracked.tolist(), tracked[1:].tolist(), cells, cells[1:]):
         if a == b:
             continue
-        route = geo.route(a, b)
-        steps = len(route) - 1 if route else abs(a[0] - b[0]) + abs(a[1] - b[1])
+        manhattan = abs(a[0] - b[0]) + abs(a[1] - b[1])
+        route = geo._route_length(a, b) if manhattan > 1 else -1
+        steps = route if route >= 0 else manhattan
         total += steps
         if t1 - t0 - 1 >= missing:
             unseen += steps
