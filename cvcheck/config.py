@@ -187,7 +187,7 @@ class MazeConfig:
     video_reuse_tolerance: int = ranged(2, 0, 255)  #: levels of change a canvas row tolerates before it is resampled
     # -- added for agents lost in grain (issue 9) --
     video_min_followed: float = ranged(0.4, 0, 1)  #: a solve needs the agent seen in this share of its frames
-    video_max_unseen_route: float = ranged(0.5, 0, 1)  #: ... and at most this share of its way gone unseen (2+ frames)
+    video_max_unseen_route: float = ranged(0.75, 0, 1)  #: ... and at most this share of its way gone unseen (2+ frames)
 
     def __post_init__(self) -> None:
         check_section(self)
