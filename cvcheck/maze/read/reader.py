@@ -119,7 +119,7 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     # chance a little better than the maze's own (0.53 against 0.52, mazeworld 56056 i00116)
     ranks = [rank(r) for r in readings]
     best = max(ranks)
-    return next(r for r, v in zip(readings, ranks) if v >= best - (AGREEMENT_TIE if best >= 0 else 0.0))
+    return next(r for r, v in zip(readings, ranks) if v >= best - AGREEMENT_TIE)  # (a failure ranks -1)
 
 
 KNOWN_AGREEMENT = 0.9  #: share of a known maze's inner boundary segments a reading in the right place gets right
