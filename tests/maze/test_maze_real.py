@@ -641,15 +641,24 @@ def test_a_teleport_hidden_where_a_ghosted_low_resolution_star_is_lost_fails(tmp
     assert any("unseen on" in note for note in r.details["notes"]), r.details["notes"]
 
 
-def test_a_redrawn_maze_is_read_where_it_lies_not_where_it_agrees_by_chance(tmp_path: Path) -> None:
-    # mazeworld 56056 i00116: the answer image redraws every wall (wall IoU 0.49), and a place inside
-    # the maze a row short (its top row taken for a border) agreed with the maze file a little better
-    # (0.53 of the inner segments) than the maze's own place (0.52): the path, read a row off, crossed
-    # walls it never touched. Neither place agrees: the likeliest is read.
+@pytest.mark.parametrize(("seed", "index", "look", "agreed"), [
+    # 56056 i00116: the answer image redraws every wall (wall IoU 0.49), and a place inside the
+    # maze a row short (its top row taken for a border) agreed with the maze file a little better
+    # (0.53 of the inner segments) than the maze's own place (0.52): the path, read a row off,
+    # crossed walls it never touched. Neither place agrees: the likeliest is read.
+    (56056, 116, "vmeval", "0.53 against 0.52"),
+    # 58058 i00156: a MazePlot answer redrawing half its walls; a corner of the maze, read as a
+    # whole 4x5 maze without its markers, agreed 0.61 against the maze's own place's 0.39: "start
+    # marker missing, goal marker missing" and no path. The place showing the known markers in
+    # their cells is read.
+    (58058, 156, "mazeplot", "0.61 against 0.39"),
+])
+def test_a_redrawn_maze_is_read_where_it_lies_not_where_it_agrees_by_chance(tmp_path: Path, seed: int, index: int,
+                                                                            look: str, agreed: str) -> None:
     from benchmarks.mazeworld.corpus import CaseSpec, build_image
 
-    labels, _, _ = build_image(CaseSpec(56056, "image", 116, "vmeval", "walls_changed"), tmp_path)
+    labels, _, _ = build_image(CaseSpec(seed, "image", index, look, "walls_changed"), tmp_path)
     r = grade(tmp_path / "answer.png", config=Config(), maze=tmp_path / "maze.json")
     assert r.status is Status.OK and r.overall == 0
     for metric in ("maze_changed", "cross_wall", "target_achievement"):
-        assert r.metrics[metric] == labels[metric], (metric, r.details["notes"])
+        assert r.metrics[metric] == labels[metric], (metric, agreed, r.details["notes"])

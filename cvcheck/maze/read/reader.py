@@ -111,15 +111,20 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     if not readings:
         return Unparseable("no maze found (no bordered structure of dark lines)")
 
-    def rank(r: MazeReading | Unparseable) -> float:  # a reading before a failure
-        return -1.0 if isinstance(r, Unparseable) else _agreement(r, known) if known is not None else 0.0
+    def rank(r: MazeReading | Unparseable) -> tuple[int, float]:  # a reading before a failure
+        if isinstance(r, Unparseable):
+            return -1, -1.0
+        return (_markers_in_place(r, known), _agreement(r, known)) if known is not None else (0, 0.0)
 
-    # the likeliest place of those that agree about as well as the best: where the answer redrew
-    # its walls, no place agrees, and one a row short (its top row read as a border) agreed by
-    # chance a little better than the maze's own (0.53 against 0.52, mazeworld 56056 i00116)
+    # Where the answer redrew its walls no place agrees, and a place elsewhere may agree better
+    # by chance: the place that shows the known maze's markers in their cells first (a corner
+    # of the maze read as a whole one, without them, agreed 0.61 against the maze's own 0.39:
+    # mazeworld 58058 i00156), then, of those that agree about as well as the best, the likeliest
+    # (one a row short, its top row read as a border, agreed 0.53 against 0.52: 56056 i00116).
     ranks = [rank(r) for r in readings]
-    best = max(ranks)
-    return next(r for r, v in zip(readings, ranks) if v >= best - AGREEMENT_TIE)  # (a failure ranks -1)
+    shown = max(m for m, _ in ranks)
+    best = max(a for m, a in ranks if m == shown)
+    return next(r for r, (m, a) in zip(readings, ranks) if m == shown and a >= best - AGREEMENT_TIE)
 
 
 KNOWN_AGREEMENT = 0.9  #: share of a known maze's inner boundary segments a reading in the right place gets right
@@ -133,6 +138,13 @@ def _agreement(reading: MazeReading, known: MazeSpec) -> float:
     inner = np.zeros(known.walls.shape, bool)
     inner[1:-1:2, 2:-1:2] = inner[2:-1:2, 1:-1:2] = True  # segments between two cells
     return float(np.mean(reading.spec.walls[inner] == known.walls[inner])) if inner.any() else 1.0
+
+
+def _markers_in_place(reading: MazeReading, known: MazeSpec) -> int:
+    """How many of the known maze's start and goal markers the reading sees in their cells."""
+    look = reading.look
+    return sum(m is not None and m.cell == lattice_to_cell(at)
+               for m, at in ((look.start, known.start), (look.goal, known.goal)))
 
 
 def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, borders: tuple[float, ...], *,
