@@ -167,6 +167,12 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     # edge at all scored by the border alone and won - 3x3 read 3x2 (and 5x5)
     (48048, 131, "mazeplot", "stop_short", ""),
     (46048, 15, "mazeplot", "reach_leave", ""),
+    # MMGR lattices squeezed to 0.7 of their height: wall segments joined to posts and to each
+    # other, two units thick across, were most of the horizontal walls' pixels, so their median
+    # thickness (66 px against the vertical walls' 48) hid the stretch (33 against 48): 4x4 read
+    # 3x4, and on black bars 4x5 (the lower quartile is the stroke's thickness)
+    (58058, 3, "mmgr", "overshoot", "squeeze:1"),
+    (58058, 39, "mmgr", "valid", "squeeze:1"),
 ])
 def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed: int, index: int, look: str,
                                                             behaviour: str, how: str) -> None:
@@ -357,6 +363,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                              # square the agent left, learned as the agent: "never reaches the goal"
     (47047, 233, "vmeval", "trail", "roll"),  # a drifting camera turning: the track took a piece of the dot's trail,
                                               # which flickered back two cells behind the dot: "never reaches the goal"
+    (58058, 39, "mmgr", "valid", "squeeze:1"),  # a 4x4 lattice on black bars squeezed to 0.7 of its height, read 4x5
+                                                # (its stretch unseen): "agent starts 0.94 cells from the start"
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
