@@ -61,6 +61,7 @@ REVIVE_AT = 0.3       #: lattice cells: a still object seen again this near wher
 TWIN_RADIUS = 0.25    #: lattice cells: two blobs this near in one frame are one object seen twice
 REST_SIGHTINGS = 8    #: an object seen this many times in a row within STATIC_SPAN of one place is at rest
 TRAIL_REACH = 1.5     #: lattice cells: an object this near the way followed so far may be a piece of its trail
+BRIDGE_GAP = 2        #: frames missed at most between a mover's first sighting and its tracklet (see _bridged)
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -273,6 +274,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     tracklets = link_tracklets(detections)
     long = [tr for tr in tracklets if len(tr.frames) >= MIN_TRACKLET] or tracklets
     long = [tr for tr in long if any(b.fresh for b in tr.blobs)] or long  # never-moving trails are not agents
+    short = [tr for tr in tracklets if len(tr.frames) < MIN_TRACKLET]  # (a mover's first sighting, maybe)
     track = Track(pos=pos, overlap=overlap)
     if not long:
         return track
@@ -288,7 +290,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     else:
         current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
     while True:
-        current = _leave_markers(track, current, long)
+        current = _leave_markers(track, current, long, short)
         current = _drop_stale_tail(current, long)
         if (twin := _twin_successor(current, long)) is not None:
             _place(track, current)
@@ -426,16 +428,19 @@ def _static(tr: Tracklet) -> bool:
     return len(tr.frames) >= 3 and _still(tr)
 
 
-def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tracklet:
+def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
+                   short: Sequence[Tracklet] = ()) -> Tracklet:
     """When the followed object stops for good and a moving object splits off from it (the
     agent leaving a copy of itself - the start marker - behind), follow the mover. One first
     seen in the same frame as the followed object counts when it moves on: an agent that
     left the start marker before it was first seen (absent or too pale in frame 0, a cell
     away in frame 1 of a 2-fps strip: mazeworld 81818 v00038 shaken); it was on the marker
-    the frame before, where the track then begins."""
+    the frame before, where the track then begins. A mover is also taken from a sighting too
+    short for a tracklet of its own (``short``) that it continues after a frame or two missed
+    (:func:`_bridged`)."""
     while True:
         movers = []
-        for tr in pool:
+        for tr in [*pool, *_bridged(pool, short, current)]:
             if tr is current or not (current.start <= tr.start <= current.end) \
                     or tr.start == current.start and _still(tr):
                 continue
@@ -467,6 +472,31 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet]) -> Tra
             _place(track, Tracklet(frames=[mover.start - 1], blobs=[current.blobs[0]]))
         track.markers_left += 1
         current = mover
+
+
+def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet) -> list[Tracklet]:
+    """Tracklets of ``pool`` that begin while ``current`` is followed, each with the short
+    tracklet (``short``: a sighting or so) it continues prefixed: one that ended at most
+    BRIDGE_GAP frames before it began, within reach of its first blob (GATE_BASE, plus
+    GATE_PER_FRAME a frame missed). A pale agent leaving the start marker it sat on is seen in
+    some frames only (frame blending halves its colour: an MMGR square a lattice cell a frame,
+    mazeworld 58058 v00203 ghosted: seen at 2.75 cells from the marker, missed, then seen on
+    from 4.1), and its own tracklet begins too far from the marker to have split off from it."""
+    ending: dict[int, list[Tracklet]] = {}  # the short tracklets by their last frame
+    for b in short:
+        if b.start >= current.start:
+            ending.setdefault(b.end, []).append(b)
+    out = []
+    for tr in pool if ending else ():
+        if tr is current or not current.start < tr.start <= current.end:
+            continue
+        first = tr.blobs[0]
+        for gap in range(1, BRIDGE_GAP + 1):
+            for b in ending.get(tr.start - gap - 1, ()):
+                last = b.blobs[-1]
+                if _within(first.row - last.row, first.col - last.col, GATE_BASE + GATE_PER_FRAME * gap):
+                    out.append(Tracklet(frames=b.frames + tr.frames, blobs=b.blobs + tr.blobs))
+    return out
 
 
 def _rested(tr: Tracklet, frame: int) -> bool:

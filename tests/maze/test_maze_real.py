@@ -365,6 +365,9 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                               # which flickered back two cells behind the dot: "never reaches the goal"
     (58058, 39, "mmgr", "valid", "squeeze:1"),  # a 4x4 lattice on black bars squeezed to 0.7 of its height, read 4x5
                                                 # (its stretch unseen): "agent starts 0.94 cells from the start"
+    (58058, 203, "mmgr", "backtrack", "ghost:4"),  # a square leaving the start marker a lattice cell a frame, blended
+                                                   # to under its floor: seen 2.75 cells off, missed a frame, then from
+                                                   # 4.1 cells on - too far to have split off: the track kept the marker
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
