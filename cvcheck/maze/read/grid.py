@@ -169,7 +169,7 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     # lattice maze most dark runs span two or three units.
     corridor = _stroke_thickness(1 - ink)
     stroke = _unblurred(_stroke_thickness(ink), corridor)
-    wy, wx = _wall_widths(ink, stroke, corridor)
+    wy, wx = _wall_widths(ink, stroke, corridor, border=(min(bt, bb), min(bl, br)))
     if wy == wx:
         thickness = Thickness.square(min(stroke, float(np.median(borders))))
     else:  # stretched: each way against its own borders (one pair may have merged with a frame)

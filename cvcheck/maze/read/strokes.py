@@ -50,18 +50,22 @@ def _typical_run(runs: np.ndarray) -> float:
     return float(max(1, int(np.argmax(score))))
 
 
-def _wall_widths(ink: np.ndarray, stroke: float, corridor: float) -> tuple[float, float]:
+def _wall_widths(ink: np.ndarray, stroke: float, corridor: float,
+                 border: tuple[float, float] | None = None) -> tuple[float, float]:
     """The walls' thickness across rows (horizontal walls, pixels) and across columns (vertical
     ones): ``stroke`` both ways (cells are square), unless the walls running each way, with
     enough ink each, are more than STRETCHED_WALLS x and STRETCHED_MIN_PX pixels apart in
-    median thickness, and the corridors are too, each way about as wide as the walls (a square
+    thickness, and the corridors are too, each way about as wide as the walls (a square
     lattice maze stretched to another aspect: its walls and corridors are as much wider one way
     as its cells are; line walls keep their width however the maze is stretched). ``corridor``:
     the typical corridor width both ways; far wider than ``stroke``, the walls are lines, and
-    nothing more is measured."""
+    nothing more is measured. ``border``: the border's bands across rows and across columns
+    (the thinner of each pair), standing in for the walls where the ink inside runs mostly one
+    way (a squeezed 3x3 lattice with no inner horizontal wall: mazeworld 56056 v00005 squeezed,
+    read 2x3); the corridors must agree with them as with walls."""
     if corridor > 2 * LATTICE_CORRIDORS * stroke:  # (even stretched 2x one way)
         return stroke, stroke
-    walls = _widths_by_direction(ink)
+    walls = _widths_by_direction(ink) or border
     if walls is None:
         return stroke, stroke
     ty, tx = walls
