@@ -429,7 +429,7 @@ def _static(tr: Tracklet) -> bool:
 
 
 def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
-                   short: Sequence[Tracklet] = ()) -> Tracklet:
+                   short: Sequence[Tracklet]) -> Tracklet:
     """When the followed object stops for good and a moving object splits off from it (the
     agent leaving a copy of itself - the start marker - behind), follow the mover. One first
     seen in the same frame as the followed object counts when it moves on: an agent that

@@ -51,7 +51,7 @@ def _typical_run(runs: np.ndarray) -> float:
 
 
 def _wall_widths(ink: np.ndarray, stroke: float, corridor: float,
-                 border: tuple[float, float] | None = None) -> tuple[float, float]:
+                 border: tuple[float, float]) -> tuple[float, float]:
     """The walls' thickness across rows (horizontal walls, pixels) and across columns (vertical
     ones): ``stroke`` both ways (cells are square), unless the walls running each way, with
     enough ink each, are more than STRETCHED_WALLS x and STRETCHED_MIN_PX pixels apart in
@@ -65,10 +65,7 @@ def _wall_widths(ink: np.ndarray, stroke: float, corridor: float,
     read 2x3); the corridors must agree with them as with walls."""
     if corridor > 2 * LATTICE_CORRIDORS * stroke:  # (even stretched 2x one way)
         return stroke, stroke
-    walls = _widths_by_direction(ink) or border
-    if walls is None:
-        return stroke, stroke
-    ty, tx = walls
+    ty, tx = _widths_by_direction(ink) or border
     if max(ty, tx) < STRETCHED_WALLS * min(ty, tx) or abs(ty - tx) < STRETCHED_MIN_PX:
         return stroke, stroke
     corridors = _widths_by_direction(1 - ink)
