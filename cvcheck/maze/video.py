@@ -38,6 +38,7 @@ from .video_metrics import (
     cell_path,
     goal_settling,
     not_stopped,
+    seen_leaving_goal,
     seen_pale_off_goal,
     unseen_route_share,
 )
@@ -237,9 +238,10 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)
-    if settling.stopped and settling.final_occluded and \
-            seen_pale_off_goal(track, spec.goal, analyser.agent.pale_near_goal(), settle_frames=settle):
-        settling = not_stopped(settling)  # not hidden by the goal: paled beside it
+    if settling.stopped and settling.final_occluded and (
+            seen_pale_off_goal(track, spec.goal, analyser.agent.pale_near_goal(), settle_frames=settle)
+            or seen_leaving_goal(track, spec.goal, [o.agents for o in obs])):
+        settling = not_stopped(settling)  # not hidden by the goal: paled beside it, or seen leaving
     cells = cell_path(track, geo, crossing, until=settling.final_entry)
     unseen = unseen_route_share(track, geo, until=settling.final_entry)
     k = analyser.k

@@ -425,6 +425,11 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # the white balance's threshold), and a 4x3 maze in a wider plot frame was re-located onto the frame,
     # stretched (wall IoU 0.75, "maze changed")
     (27182, 52, "mazeplot", "valid", "roll:11+small:12+drift_gm:13", False),
+    # rolled, then at 240p: a 3-px dot showing in every other frame only (its colour wiped in the
+    # B-frames) walked off the goal unfollowed, single sightings making no tracklet: "stopped on the
+    # goal", a wander graded a pass, either way in
+    (60060, 147, "vmeval", "wander", "roll:41+lowres:42", True),
+    (60060, 147, "vmeval", "wander", "roll:41+lowres:42", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

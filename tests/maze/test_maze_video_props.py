@@ -18,6 +18,7 @@ from cvcheck.maze.video_metrics import (
     cell_path,
     goal_settling,
     not_stopped,
+    seen_leaving_goal,
     seen_pale_off_goal,
     unseen_route_share,
 )
@@ -578,6 +579,51 @@ def test_a_lost_agent_is_not_looked_for_paled_in_frames_not_kept() -> None:
     assert not seen_pale_off_goal(_track(pos), goal, pale[1:], settle_frames=6)  # (the last sighting's frame gone)
     assert not seen_pale_off_goal(_track(pos), goal, pale[:5] + pale[6:], settle_frames=6)
     assert not seen_pale_off_goal(_track(np.full((11, 2), np.nan)), goal, pale, settle_frames=6)
+
+
+def _lost_on_the_goal_then_seen(sightings: dict[int, tuple[float, float]], *, frames: int = 12,
+                                others: tuple[tuple[float, float], ...] = ()) -> tuple[bool, bool]:
+    """An agent walking into the goal cell (3, 9), followed to its centre and lost there for
+    ``frames`` frames, in which the agent blobs ``sightings`` (frame after the last sighting ->
+    position) stand untracked, beside still ``others`` seen all along: (whether the goal hid
+    it, whether it was seen leaving)."""
+    goal = (3, 9)
+    walk = [(3.5, c) for c in (13.5, 12.5, 11.5, 10.5, 9.5)]
+    pos = np.array(walk + [(np.nan, np.nan)] * frames, float)
+    detections = [[Blob(row=r, col=c, area=0.05) for r, c in others] for _ in pos]
+    for i, (r, c) in enumerate(walk):
+        detections[i].append(Blob(row=r, col=c, area=0.05))
+    for after, (r, c) in sightings.items():
+        detections[len(walk) + after].append(Blob(row=r, col=c, area=0.05))
+    settling = goal_settling(_track(pos), goal, settle_frames=6)
+    return settling.stopped, seen_leaving_goal(_track(pos), goal, detections)
+
+
+@pytest.mark.parametrize("sightings, others, left", [
+    ({1: (3.5, 9.0), 3: (3.5, 8.0), 5: (3.5, 7.0)}, (), True),  # seen every other frame walking a cell on
+    ({0: (4.0, 9.5), 1: (5.0, 9.5)}, (), True),                 # ... or in two frames running, down a cell
+    ({1: (3.5, 9.0), 3: (3.5, 8.6)}, (), False),                # ... still inside the goal cell
+    ({1: (3.5, 7.5)}, (), False),                               # seen once: a speck
+    ({1: (3.5, 8.5), 5: (3.5, 7.5)}, (), False),                # sightings too far apart in time to be one walk
+    ({1: (3.5, 9.0), 3: (3.5, 7.3)}, ((3.5, 7.5),), False),     # ending where a look-alike stood all along
+    ({1: (3.5, 5.0), 3: (3.5, 4.0)}, (), False),                # far out of reach of where it was lost
+])
+def test_an_agent_lost_on_the_goal_and_seen_leaving_in_untracked_sightings_has_left(
+        sightings: dict, others: tuple, left: bool) -> None:
+    # a 3-px dot at 240p under H.264 shows in every other frame only, and single sightings make
+    # no tracklet: the dot that reached the goal and walked a cell on was last followed on the
+    # goal and "stopped" (mazeworld 60060 v00147 rolled, then at 240p: a wander graded a pass)
+    stopped, seen = _lost_on_the_goal_then_seen(sightings, others=others)
+    assert stopped and seen == left
+
+
+def test_an_agent_followed_to_the_last_frame_is_not_looked_for_leaving() -> None:
+    goal = (3, 9)
+    pos = np.array([(3.5, 11.5), (3.5, 10.5), (3.5, 9.5)], float)
+    detections = [[Blob(row=float(r), col=float(c), area=0.05)] for r, c in pos]
+    detections[-1].append(Blob(row=3.5, col=7.5, area=0.05))
+    assert not seen_leaving_goal(_track(pos), goal, detections)
+    assert not seen_leaving_goal(_track(np.full((3, 2), np.nan)), goal, detections)
 
 
 @settings(max_examples=40, deadline=None)
