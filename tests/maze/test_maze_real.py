@@ -430,6 +430,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # goal", a wander graded a pass, either way in
     (60060, 147, "vmeval", "wander", "roll:41+lowres:42", True),
     (60060, 147, "vmeval", "wander", "roll:41+lowres:42", False),
+    # zoomed, cast magenta and crushed: a dot seen once stepping out of the goal cell, then once more,
+    # 13 frames later, standing a cell off: "stopped on the goal", a wander graded a pass
+    (60060, 225, "vmeval", "wander", "zoom:43+drift_gm:44+crushed:45", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
