@@ -602,10 +602,10 @@ def _lost_on_the_goal_then_seen(sightings: dict[int, tuple[float, float]], *, fr
 @pytest.mark.parametrize("sightings, others, left", [
     ({1: (3.5, 9.0), 3: (3.5, 8.0), 5: (3.5, 7.0)}, (), True),  # seen every other frame walking a cell on
     ({0: (4.0, 9.5), 1: (5.0, 9.5)}, (), True),                 # ... or in two frames running, down a cell
-    ({1: (3.5, 9.0), 3: (3.5, 8.6)}, (), False),                # ... still inside the goal cell
-    ({1: (3.5, 7.5)}, (), False),                               # seen once: a speck
     ({1: (3.5, 9.0), 8: (3.5, 7.5)}, (), True),                 # ... or seen stepping out, then a cell off later
     ({1: (3.5, 9.0), 4: (3.5, 5.5)}, (), True),                 # ... farther after frames missed (the gate widens)
+    ({1: (3.5, 9.0), 3: (3.5, 8.6)}, (), False),                # still inside the goal cell
+    ({1: (3.5, 7.5)}, (), False),                               # seen once: a speck
     ({1: (3.5, 9.0), 9: (3.5, 3.5)}, (), False),                # farther than a frame's gate plus LEAVE_MISSING's
     ({1: (3.5, 9.0), 3: (3.5, 7.3)}, ((3.5, 7.5),), False),     # ending where a look-alike stood all along
     ({1: (3.5, 5.0), 3: (3.5, 4.0)}, (), False),                # far out of reach of where it was lost
