@@ -575,7 +575,7 @@ def seen_leaving_goal(track: Track, goal: Cell, detections: Sequence[Sequence[Bl
               if np.isnan(track.pos[f, 0])
               or float(np.hypot(b.row - track.pos[f, 0], b.col - track.pos[f, 1])) > TWIN_RADIUS]
     centre = np.array(goal, float) + 0.5
-    here, then, chain = track.pos[last], last, []
+    here, then, seen = track.pos[last], last, 0  # (the chain's last blob, its frame, its length)
     for t in range(last + 1, n):
         missing = t - then - 1
         reach = GATE_BASE + GATE_PER_FRAME * min(missing, LEAVE_MISSING)
@@ -584,9 +584,8 @@ def seen_leaving_goal(track: Track, goal: Cell, detections: Sequence[Sequence[Bl
             float(np.hypot(b.row - r, b.col - c)) <= 2 * PALE_STILL for r, c in others)]
         if near:
             b = min(near, key=lambda db: db[0])[1]
-            here, then = np.array([b.row, b.col]), t
-            chain.append(here)
-    return len(chain) >= LEAVE_SIGHTINGS and float(np.abs(chain[-1] - centre).max()) > LEFT_GOAL
+            here, then, seen = np.array([b.row, b.col]), t, seen + 1
+    return seen >= LEAVE_SIGHTINGS and float(np.abs(here - centre).max()) > LEFT_GOAL
 
 
 def not_stopped(settling: Settling) -> Settling:
