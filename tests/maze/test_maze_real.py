@@ -433,6 +433,10 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # zoomed, cast magenta and crushed: a dot seen once stepping out of the goal cell, then once more,
     # 13 frames later, standing a cell off: "stopped on the goal", a wander graded a pass
     (60060, 225, "vmeval", "wander", "zoom:43+drift_gm:44+crushed:45", False),
+    # made smaller, flickered and crushed: a pale blurred 10x10 maze between black bars, the bars'
+    # inner edge read first as a whole 3x3 maze of paper, a teleport through the real walls unseen:
+    # graded a pass with no maze given
+    (62062, 31, "vmeval", "teleport", "small:51+flicker:52+crushed:53", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

@@ -55,7 +55,10 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     fewer cut off, the cells beyond it hold no maze (:func:`_no_maze_beyond`), and either the
     first place is bounded by a dark bar or its cells are of another size: black bars' edge or
     a plot's frame read as the border, the margin as cells - not a row walled off inside a
-    drawn border, which stays a row.
+    drawn border, which stays a row. Where the first place is bounded by dark bars on every
+    side, a place inside it whose maze cuts none off is taken likewise, though the first cut
+    none off either: the bars' edge around a pale, blurred maze reads as a coarse maze of
+    paper (mazeworld 62062 v00031 made smaller, flickered and crushed: 3x3 for a 10x10).
 
     Parameters
     ----------
@@ -93,12 +96,12 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
         if isinstance(reading, MazeReading) and known is None:
             if cut_off is None:
                 reached = _reached_share(reading.spec)
-                if reached == 1.0:
+                if reached == 1.0 and not _beside_a_bar(reading, borders, every_side=True):
                     return reading
                 cut_off, barred = reading, _beside_a_bar(reading, borders)
             elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
                     (barred or not _same_pitch(reading.look, cut_off.look)) and \
-                    _reached_share(reading.spec) > reached:
+                    (share := _reached_share(reading.spec)) >= reached and (share > reached or share == 1.0):
                 return reading
             continue
         if isinstance(reading, MazeReading) and known is not None and _agreement(reading, known) >= KNOWN_AGREEMENT:
@@ -212,12 +215,13 @@ def _inside(box: Box, other: Box) -> bool:
 BAR_BAND = 2.5  #: a border band this many times as thick as the walls (and 2 px) is a dark bar, not a line
 
 
-def _beside_a_bar(reading: MazeReading, borders: tuple[float, ...]) -> bool:
-    """Whether the place ``reading`` was read at is bounded on some side by a band BAR_BAND
-    times as thick as its walls: a dark bar (a letterbox, a pillarbox), not a drawn border."""
+def _beside_a_bar(reading: MazeReading, borders: tuple[float, ...], *, every_side: bool = False) -> bool:
+    """Whether the place ``reading`` was read at is bounded on some side (``every_side``: on
+    each) by a band BAR_BAND times as thick as its walls: a dark bar (a letterbox, a
+    pillarbox), not a drawn border."""
     (t, l, b, r), (rows, cols) = reading.look.box, reading.look.grid
     walls = reading.look.wall_thickness * min((b - t) / rows, (r - l) / cols)
-    return max(borders) > BAR_BAND * walls + 2
+    return (min(borders) if every_side else max(borders)) > BAR_BAND * walls + 2
 
 
 SAME_PITCH = 0.25  #: cells within this share of each other's size each way are the same cells
