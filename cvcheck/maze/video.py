@@ -13,7 +13,7 @@ import statistics
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from ..vision.yuv import Frame, as_rgb_frame
 from .lattice import Cell, MazeSpec
 from .look import AgentLook, detected_profile, learn_agent
 from .metrics import PathMatch, path_loops, path_match, upscale_cells
-from .read import Blocked, MazeLook, MazeReading, read_maze, read_walls_again
+from .read import SETTLE_FRAMES, Blocked, MazeLook, MazeReading, read_maze, read_walls_again, settle_walls
 from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .video_canvas import CanvasGeometry
@@ -195,7 +195,11 @@ def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, 
             if isinstance(reading, Blocked):
                 blocked, at = reading, len(head) - 1
             elif not isinstance(reading, Unparseable):
-                return reading, len(head) - 1
+                at = len(head) - 1
+                if spec is None and reading.ambiguous:  # segments near the threshold: the next frames settle them
+                    head.extend(islice(it, SETTLE_FRAMES))
+                    reading = settle_walls(reading, (as_rgb_frame(f) for f in head[at + 1:]))
+                return reading, at
         elif (again := read_walls_again(rgb, blocked)) is not None:
             return again, at
         if len(head) >= LOCATE_WITHIN:

@@ -437,6 +437,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # inner edge read first as a whole 3x3 maze of paper, a teleport through the real walls unseen:
     # graded a pass with no maze given
     (62062, 31, "vmeval", "teleport", "small:51+flicker:52+crushed:53", False),
+    # ... and a MazePlot maze whose first frame, paled by the flicker, read four thin segments just
+    # under the threshold as open (the next frames read them as walls): a teleport through one passed
+    (62062, 18, "mazeplot", "teleport", "small:51+flicker:52+crushed:53", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
@@ -689,3 +692,35 @@ def test_a_redrawn_maze_is_read_where_it_lies_not_where_it_agrees_by_chance(tmp_
     assert r.status is Status.OK and r.overall == 0
     for metric in ("maze_changed", "cross_wall", "target_achievement"):
         assert r.metrics[metric] == labels[metric], (metric, agreed, r.details["notes"])
+
+
+@pytest.mark.parametrize("seed, index, look, behaviour, how, misread", [
+    # the first frame paled by a flicker: four thin segments just under the threshold, walls from
+    # the third frame on
+    (62062, 18, "mazeplot", "teleport", "small:51+flicker:52+crushed:53", True),
+    # squeezed: an open side of the start cell dark with the star resting beside it through the
+    # first frames; read as open in the first, it stays open
+    (57057, 64, "mazeplot", "trail", "squeeze", False),
+])
+def test_ambiguous_segments_of_the_first_frame_are_settled_by_the_next(tmp_path: Path, seed: int, index: int,
+                                                                       look: str, behaviour: str, how: str,
+                                                                       misread: bool) -> None:
+    from benchmarks.maze_degraded import degrade_video
+    from benchmarks.mazeworld.corpus import CaseSpec, build_video
+    from cvcheck.maze.read import SETTLE_FRAMES, settle_walls
+    from cvcheck.media.video import iter_frames
+
+    build_video(CaseSpec(seed, "video", index, look, behaviour), tmp_path)
+    answer = tmp_path / "answer.mp4"
+    for n, step in enumerate(how.split("+")):
+        way, _, grain = step.partition(":")
+        src, answer = answer, tmp_path / f"degraded{n}.mp4"
+        degrade_video(src, answer, way, seed=int(grain or 7), line=index)
+    truth = spec_from_dict(json.loads((tmp_path / "maze.json").read_text()))
+    frames = list(iter_frames(answer, max_frames=1 + SETTLE_FRAMES))
+    first = read_maze(frames[0])
+    assert not isinstance(first, Unparseable) and first.ambiguous > 0
+    assert (first.spec.walls != truth.walls).any() == misread
+    settled = settle_walls(first, frames[1:])
+    assert (settled.spec.walls == truth.walls).all()
+    assert (settled.look, settled.spec.start, settled.spec.goal) == (first.look, first.spec.start, first.spec.goal)

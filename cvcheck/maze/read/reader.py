@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import cv2
 import numpy as np
@@ -272,17 +272,89 @@ def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
     shadow across corridors, read as walls that block every way; the frames after it has
     moved show the maze as it is (mazeworld 15151 v00025 tilted, flickered and
     watermarked: the enclosing paper was read as a 10x9 maze instead)."""
+    reading = _read_at_place(image, blocked.reading, blocked.place)
+    if reading is None or not reading.spec.solution:
+        return None
+    return MazeReading(spec=reading.spec, look=blocked.reading.look, vertical=reading.vertical,
+                       horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
+
+
+def _read_at_place(image: np.ndarray, reading: MazeReading, place: Box) -> MazeReading | None:
+    """``reading``'s maze read again from ``image`` where its border was found (``place``,
+    within SAME_PLACE of a cell), with its grid: the reading (its own walls, look and markers)
+    where it agrees with ``reading``'s walls (KNOWN_AGREEMENT), else None."""
     rgb = as_rgb(image, name="frame")
     dark, _, colour = _ink_and_colour(rgb)
-    maze = blocked.reading.spec
-    t, l, b, r = blocked.place
+    maze = reading.spec
+    t, l, b, r = place
     pitch = max((b - t) / maze.shape[0], (r - l) / maze.shape[1])
     for box, borders in box_candidates(dark):
-        if _box_shift(box, blocked.place) > SAME_PLACE * pitch:
+        if _box_shift(box, place) > SAME_PLACE * pitch:
             continue
-        reading = _read_at(rgb, dark, colour, box, borders, grid=maze.shape, known=maze)
-        if isinstance(reading, Unparseable) or not reading.spec.solution or _agreement(reading, maze) < KNOWN_AGREEMENT:
+        again = _read_at(rgb, dark, colour, box, borders, grid=maze.shape, known=maze)
+        if isinstance(again, Unparseable) or _agreement(again, maze) < KNOWN_AGREEMENT:
             return None
-        return MazeReading(spec=reading.spec, look=blocked.reading.look, vertical=reading.vertical,
-                           horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
+        return again
     return None
+
+
+SETTLE_FRAMES = 4   #: frames after the first whose walls settle its ambiguous segments (see settle_walls)
+SETTLE_SHARE = 0.75  #: ... of which this share (and at least two) must show a segment drawn clearly
+
+
+def ambiguous_segments(reading: MazeReading) -> tuple[np.ndarray, np.ndarray]:
+    """Which inner wall segments (vertical (rows, cols+1), horizontal (rows+1, cols)) read within
+    the ambiguity margin of the threshold: 0.15 of the way from the open boundaries' darkness
+    to the walls' (their count is ``reading.ambiguous``)."""
+    margin = 0.15 * (reading.look.wall_level - reading.look.open_level)
+    vert = np.abs(reading.vertical - reading.threshold) < margin
+    horiz = np.abs(reading.horizontal - reading.threshold) < margin
+    vert[:, [0, -1]] = False
+    horiz[[0, -1], :] = False
+    return vert, horiz
+
+
+def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeReading:
+    """``reading`` (of a video's first frame that shows the maze) with its ambiguous segments
+    (:func:`ambiguous_segments`) read as walls where most of ``frames`` (the next ones, RGB;
+    at least two, SETTLE_SHARE of those read at the same place) show them drawn clearly. Only
+    that way, and only by most frames: a later frame hides a wall (the agent, its trail, an
+    icon over it) more readily than it draws one, and what one frame draws over a segment (a
+    ghost of the agent, a dark fringe) moves on - but for the start cell's sides, beside which
+    the agent may rest through the first frames (its dark fringe read as a line drawn:
+    mazeworld 57057 v00064 squeezed, 56565 v00214 ghosted). Every other segment, the look and
+    the markers stay the first frame's, and so does everything where the settled maze would
+    leave no way from the start to the goal.
+
+    A faint line a flicker paled below the threshold in the first frame alone read as open,
+    and a teleport through it passed (mazeworld 62062 v00018 made smaller, flickered and
+    crushed: four segments 0.064-0.072 under a threshold of 0.078, read as walls from the
+    third frame on). (Its darkness, threshold and ``ambiguous`` stay the first frame's.)"""
+    if not reading.ambiguous:
+        return reading
+    av, ah = ambiguous_segments(reading)
+    r, c = lattice_to_cell(reading.spec.start)  # (where the agent rests in the first frames: its fringe reads as ink)
+    av[r, c:c + 2] = False
+    ah[r:r + 2, c] = False
+    votes_v, votes_h, read = np.zeros(av.shape, int), np.zeros(ah.shape, int), 0
+    for image in frames:
+        again = _read_at_place(image, reading, reading.look.box)
+        if again is None:
+            continue
+        read += 1
+        bv, bh = ambiguous_segments(again)
+        votes_v += ~bv & (again.vertical >= again.threshold)
+        votes_h += ~bh & (again.horizontal >= again.threshold)
+    need = max(2, int(np.ceil(SETTLE_SHARE * read)))
+    drawn_v, drawn_h = av & (votes_v >= need), ah & (votes_h >= need)
+    if read < 2 or not (drawn_v.any() or drawn_h.any()):
+        return reading
+    vert = (reading.vertical >= reading.threshold) | drawn_v
+    horiz = (reading.horizontal >= reading.threshold) | drawn_h
+    maze = reading.spec
+    spec = MazeSpec.from_lattice(lattice_from_segments(vert, horiz), start=lattice_to_cell(maze.start),
+                                 goal=lattice_to_cell(maze.goal))
+    if not spec.solution:
+        return reading
+    return MazeReading(spec=spec, look=reading.look, vertical=reading.vertical, horizontal=reading.horizontal,
+                       threshold=reading.threshold, ambiguous=reading.ambiguous)
