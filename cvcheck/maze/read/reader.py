@@ -322,7 +322,7 @@ def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeRead
     icon over it) more readily than it draws one, and what one frame draws over a segment (a
     ghost of the agent, a dark fringe) moves on - but for the start cell's sides, beside which
     the agent may rest through the first frames (its dark fringe read as a line drawn:
-    mazeworld 57057 v00064 squeezed, 56565 v00214 ghosted). Every other segment, the look and
+    mazeworld 57057 v00064 squeezed, 56056 v00214 ghosted). Every other segment, the look and
     the markers stay the first frame's, and so does everything where the settled maze would
     leave no way from the start to the goal.
 
@@ -336,6 +336,8 @@ def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeRead
     r, c = lattice_to_cell(reading.spec.start)  # (where the agent rests in the first frames: its fringe reads as ink)
     av[r, c:c + 2] = False
     ah[r:r + 2, c] = False
+    if not (av.any() or ah.any()):
+        return reading
     votes_v, votes_h, read = np.zeros(av.shape, int), np.zeros(ah.shape, int), 0
     for image in frames:
         again = _read_at_place(image, reading, reading.look.box)
