@@ -165,8 +165,7 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     if level < 0.1:
         return Unparseable("the maze's border is too faint to tell walls from corridors")
     vw, hw = vert >= thr, horiz >= thr
-    margin = 0.15 * (level - open_level)
-    ambiguous = int((np.abs(vert[:, 1:-1] - thr) < margin).sum() + (np.abs(horiz[1:-1, :] - thr) < margin).sum())
+    ambiguous = int(sum(m.sum() for m in _ambiguous(vert, horiz, thr, level, open_level)))
     start, goal = start_and_goal(find_markers(rgb, box, shape))
     if start is None or goal is None:  # markers of a few pixels (a 4-px dot in a large cell): a finer look
         small = start_and_goal(find_markers(rgb, box, shape, px_per_cell=SMALL_MARKER_PX_PER_CELL,
@@ -302,16 +301,25 @@ SETTLE_FRAMES = 4   #: frames after the first whose walls settle its ambiguous s
 SETTLE_SHARE = 0.75  #: ... of which this share (and at least two) must show a segment drawn clearly
 
 
+AMBIGUOUS_MARGIN = 0.15  #: segments this share of the way from open to wall darkness off the threshold are ambiguous
+
+
 def ambiguous_segments(reading: MazeReading) -> tuple[np.ndarray, np.ndarray]:
     """Which inner wall segments (vertical (rows, cols+1), horizontal (rows+1, cols)) read within
-    the ambiguity margin of the threshold: 0.15 of the way from the open boundaries' darkness
-    to the walls' (their count is ``reading.ambiguous``)."""
-    margin = 0.15 * (reading.look.wall_level - reading.look.open_level)
-    vert = np.abs(reading.vertical - reading.threshold) < margin
-    horiz = np.abs(reading.horizontal - reading.threshold) < margin
-    vert[:, [0, -1]] = False
-    horiz[[0, -1], :] = False
-    return vert, horiz
+    AMBIGUOUS_MARGIN of the threshold (their count is ``reading.ambiguous``)."""
+    look = reading.look
+    return _ambiguous(reading.vertical, reading.horizontal, reading.threshold, look.wall_level, look.open_level)
+
+
+def _ambiguous(vert: np.ndarray, horiz: np.ndarray, thr: float, level: float,
+               open_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ambiguous_segments` of segment darkness read with threshold ``thr`` between the
+    open boundaries' darkness ``open_level`` and the walls' ``level`` (the border's segments never)."""
+    margin = AMBIGUOUS_MARGIN * (level - open_level)
+    v, h = np.abs(vert - thr) < margin, np.abs(horiz - thr) < margin
+    v[:, [0, -1]] = False
+    h[[0, -1], :] = False
+    return v, h
 
 
 def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeReading:
