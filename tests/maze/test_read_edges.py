@@ -59,6 +59,19 @@ def test_a_grey_seam_along_a_marker_is_not_a_wall() -> None:
     assert np.array_equal(reading.spec.walls, spec.walls)
 
 
+def test_a_two_pixel_seam_along_a_marker_is_not_a_thick_wall() -> None:
+    # chroma at half resolution spreads a marker's edge over two luma pixels; camera shake and a low
+    # bit rate left this along the goal of mazeworld 63063 v00117 (values 70 then 111 on white):
+    # a band far thinner than the lattice's walls
+    img, spec = _lattice(30)
+    r, c = spec.goal
+    img[(r + 1) * 30, c * 30:(c + 1) * 30] = 70
+    img[(r + 1) * 30 + 1, c * 30:(c + 1) * 30] = 111
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
 def test_a_maze_cut_by_the_frame_edges_is_still_analysed() -> None:
     img, spec = _lattice(40)  # 440 x 280, placed so that its border runs past the top and bottom
     frame = np.zeros((420, 640, 3), np.uint8)  # black letterbox bars merge with the border walls

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import cv2
 import numpy as np
 
 from .reading import Box
@@ -30,7 +31,8 @@ def read_segments(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness: 
     """Darkness of every boundary segment: (rows, cols+1) vertical and (rows+1, cols) horizontal.
 
     Each is the mean, over the central half of the segment, of the darkest pixel across
-    the line within ``thickness / 2 + slack x pitch`` of its expected position; with ``trim``,
+    the line within ``thickness / 2 + slack x pitch`` of its expected position (for a
+    lattice's walls, averaged over WALL_RUN of their thickness: see :func:`_thick_runs`); with ``trim``,
     leaving out the darkest quarter of those (a dark object's end across an opening, a
     flag's black pole, is no wall: a wall runs the whole segment). Grids are compared
     untrimmed: a wrong grid's segments, cut across walls, would read cleaner trimmed.
@@ -50,14 +52,46 @@ def _segment_peaks(dark: np.ndarray, box: Box, grid: tuple[int, int], thickness:
     half_x = tx / 2 + max(1.0, slack * px)
     half_y = ty / 2 + max(1.0, slack * py)
     # one gather per direction (by flat index): along = the central half of each segment, across = the window
-    flat = dark.ravel()
     along_y = _span(t + (np.arange(rows) + 0.25) * py, 0.5 * py, h)             # (rows, L)
     across_x = _span(l + np.arange(cols + 1) * px - half_x, 2 * half_x, w)      # (cols+1, W)
-    vert = flat.take(along_y[:, :, None, None] * w + across_x[None, None, :, :]).max(axis=3)
+    flat, cw, (y0, x0) = _thick_runs(dark, along_y, across_x, run=_run(tx, px), across_rows=False)
+    vert = flat.take((along_y - y0)[:, :, None, None] * cw + (across_x - x0)[None, None, :, :]).max(axis=3)
     across_y = _span(t + np.arange(rows + 1) * py - half_y, 2 * half_y, h)      # (rows+1, W)
     along_x = _span(l + (np.arange(cols) + 0.25) * px, 0.5 * px, w)             # (cols, L)
-    horiz = flat.take(across_y[:, :, None, None] * w + along_x[None, None, :, :]).max(axis=1)
+    flat, cw, (y0, x0) = _thick_runs(dark, across_y, along_x, run=_run(ty, py), across_rows=True)
+    horiz = flat.take((across_y - y0)[:, :, None, None] * cw + (along_x - x0)[None, None, :, :]).max(axis=1)
     return vert, horiz
+
+
+WALL_RUN = 0.5       #: a lattice wall is dark on the mean over this share of its thickness across it
+LATTICE_WALLS = 0.3  #: walls at least this share of a cell thick are a lattice's (MMGR's: half a cell)
+
+
+def _run(thickness: float, pitch: float) -> int:
+    """Pixels across a wall that its darkness is averaged over: WALL_RUN of a lattice wall's
+    thickness; 1 (each pixel as it is) for lines, however thick the reader took them."""
+    return int(thickness * WALL_RUN) if thickness >= LATTICE_WALLS * pitch else 1
+
+
+def _thick_runs(dark: np.ndarray, ys: np.ndarray, xs: np.ndarray, *, run: int,
+                across_rows: bool) -> tuple[np.ndarray, int, tuple[int, int]]:
+    """The part of ``dark`` that rows ``ys`` and columns ``xs`` reach, each pixel the mean darkness
+    of the ``run`` pixels across the lines around it (down the rows for horizontal lines, along
+    them for vertical ones), flattened: ``(flat, its width, its origin)``.
+
+    Where walls are a lattice's, a band much thinner than ``run`` is no wall: the grey seam that video chroma
+    subsampling leaves along a marker's edge, two pixels deep where the frame was shaken and
+    crushed (mazeworld 63063 v00117: the seam along the goal, at darkness 0.57, read as a wall
+    across the corridor), or a watermark's stroke; a wall a watermark pales in part stays dark
+    on the mean (not so on the least: 63063 v00160 watermarked at 240p). Lines (a run of 1)
+    are read as they are: a faint line read thicker than it is, beside black bars, fades on the
+    mean (62062 v00031 made smaller, flickered and crushed)."""
+    y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    crop = dark[y0:y1, x0:x1]
+    if run > 1:
+        crop = cv2.blur(crop, (1, run) if across_rows else (run, 1))
+    crop = np.ascontiguousarray(crop)
+    return crop.ravel(), crop.shape[1], (y0, x0)
 
 
 def _segment_darkness(peaks: tuple[np.ndarray, np.ndarray], *, trim: bool) -> tuple[np.ndarray, np.ndarray]:
