@@ -247,6 +247,8 @@ def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed
                                             # wall post merged with it (MERGE_RADIUS only); the start marker won
     (45045, 194, "vmeval", "trail"),        # an arrival sparkle replaces the dot: a trail piece seen for a frame
                                             # dropped the floor to the trail's, which then took the track
+    (65065, 136, "mazeplot", "wall_pass"),  # frames 0-13 read one corridor closed (blocked); frame 14 opened it,
+                                            # and the wall the star was gliding through under it: a pass
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by

@@ -18,7 +18,7 @@ from .grid import MAX_GRID, _best_grid, estimate_grid
 from .ink import _ink_and_colour
 from .markers import SMALL_MARKER_MIN_AREA, SMALL_MARKER_PX_PER_CELL, find_markers, start_and_goal
 from .reading import Blocked, Box, MazeLook, MazeReading
-from .walls import lattice_from_segments, wall_threshold
+from .walls import lattice_from_segments, read_segments, wall_threshold
 
 
 def locate(image: np.ndarray, grid: tuple[int, int]) -> Box | None:
@@ -270,18 +270,49 @@ def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
     A watermark over the puzzle in the first frames (Sora's jumps about) draws its dark
     shadow across corridors, read as walls that block every way; the frames after it has
     moved show the maze as it is (mazeworld 15151 v00025 tilted, flickered and
-    watermarked: the enclosing paper was read as a 10x9 maze instead)."""
-    reading = _read_at_place(image, blocked.reading, blocked.place)
-    if reading is None or not reading.spec.solution:
+    watermarked: the enclosing paper was read as a 10x9 maze instead).
+
+    A wall of ``blocked`` that ``image`` shows covered by colour stays a wall: the agent hides
+    the wall it is crossing, and opened it (mazeworld 65065 v00136, a MazePlot star gliding
+    through a wall, passed with no maze given: the first frames read one corridor closed, and
+    the frame that opened it showed the star over the wall)."""
+    found = _read_at_place(image, blocked.reading, blocked.place)
+    if found is None:
         return None
-    return MazeReading(spec=reading.spec, look=blocked.reading.look, vertical=reading.vertical,
+    reading, colour = found
+    hidden_v, hidden_h = _covered_segments(colour, reading.look)
+    first = blocked.reading
+    vert = (reading.vertical >= reading.threshold) | (hidden_v & (first.vertical >= first.threshold))
+    horiz = (reading.horizontal >= reading.threshold) | (hidden_h & (first.horizontal >= first.threshold))
+    maze = reading.spec
+    spec = MazeSpec.from_lattice(lattice_from_segments(vert, horiz), start=lattice_to_cell(maze.start),
+                                 goal=lattice_to_cell(maze.goal))
+    if not spec.solution:
+        return None
+    return MazeReading(spec=spec, look=first.look, vertical=reading.vertical,
                        horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
 
 
-def _read_at_place(image: np.ndarray, reading: MazeReading, place: Box) -> MazeReading | None:
+COVERED = 0.25  #: a segment with colour across this share of its central half is hidden in that frame
+
+
+def _covered_segments(colour: np.ndarray, look: MazeLook) -> tuple[np.ndarray, np.ndarray]:
+    """Which boundary segments (vertical, horizontal) of the maze read as ``look`` have colour
+    (``colour``: a 0/255 :func:`~.ink.colour_mask`) across them along COVERED of their central
+    half: hidden from that frame (the agent, its trail, a marker), whatever it reads there."""
+    (t, l, b, r), (rows, cols) = look.box, look.grid
+    pitch = ((b - t) / rows + (r - l) / cols) / 2
+    thickness = max(1.0, look.wall_thickness * pitch)
+    vert, horiz = read_segments((colour > 0).astype(np.float32), look.box, look.grid, thickness)
+    return vert > COVERED, horiz > COVERED
+
+
+def _read_at_place(image: np.ndarray, reading: MazeReading, place: Box
+                   ) -> tuple[MazeReading, np.ndarray] | None:
     """``reading``'s maze read again from ``image`` where its border was found (``place``,
     within SAME_PLACE of a cell), with its grid: the reading (its own walls, look and markers)
-    where it agrees with ``reading``'s walls (KNOWN_AGREEMENT), else None."""
+    and the image's colour mask, where it agrees with ``reading``'s walls (KNOWN_AGREEMENT),
+    else None."""
     rgb = as_rgb(image, name="frame")
     dark, _, colour = _ink_and_colour(rgb)
     maze = reading.spec
@@ -293,7 +324,7 @@ def _read_at_place(image: np.ndarray, reading: MazeReading, place: Box) -> MazeR
         again = _read_at(rgb, dark, colour, box, borders, grid=maze.shape, known=maze)
         if isinstance(again, Unparseable) or _agreement(again, maze) < KNOWN_AGREEMENT:
             return None
-        return again
+        return again, colour
     return None
 
 
@@ -348,9 +379,10 @@ def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeRead
         return reading
     votes_v, votes_h, read = np.zeros(av.shape, int), np.zeros(ah.shape, int), 0
     for image in frames:
-        again = _read_at_place(image, reading, reading.look.box)
-        if again is None:
+        found = _read_at_place(image, reading, reading.look.box)
+        if found is None:
             continue
+        again = found[0]
         read += 1
         bv, bh = ambiguous_segments(again)
         votes_v += ~bv & (again.vertical >= again.threshold)
