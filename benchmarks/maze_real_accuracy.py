@@ -14,7 +14,9 @@ Prints gate and per-metric agreement per way and modality, wall crossings and te
 caught, how many ground-truth solves pass, agreement per look and behaviour, the
 disagreements, and writes everything to ``--json``. For the ``video`` way, also how many
 puzzles were read from the first frames with the drawn grid, start and goal (``puzzle_read``:
-a misread maze fails a valid answer, but the gate hides it for every answer labelled a fail).
+a misread maze fails a valid answer, but the gate hides it for every answer labelled a fail),
+and of those how many with every wall as drawn too (``puzzle_walls_read``: a wall read open
+where the answer crosses it passes the crossing).
 
 Usage::
 
@@ -45,6 +47,7 @@ def grade_case(job: tuple[str, dict[str, Any], str, tuple[str, ...]]) -> dict[st
     """Grade one case one way, with the config overrides given (in a worker process); never raises."""
     root, case, way, overrides = job
     from cvcheck.config import Config
+    from cvcheck.maze.spec_io import spec_from_text
     from cvcheck.maze.task import grade
 
     folder = Path(root)
@@ -62,6 +65,9 @@ def grade_case(job: tuple[str, dict[str, Any], str, tuple[str, ...]]) -> dict[st
             got["puzzle_read"] = [maze.get("grid"), (maze.get("start") or {}).get("cell"),
                                   (maze.get("goal") or {}).get("cell")] == \
                 [drawn["grid"], drawn["start"], drawn["goal"]]
+            # the graph graded against (walls and all), against the maze file's (a format conversion)
+            truth = spec_from_text((folder / case["maze"]).read_text())
+            got["puzzle_walls_read"] = r.details.get("maze") == truth.to_dict()
     except Exception as exc:  # noqa: BLE001 - a bad input here is a finding, not a crash
         got = {"status": "exception", "overall": 0, "notes": [f"{type(exc).__name__}: {exc}"]}
     got["seconds"] = time.perf_counter() - t0
@@ -105,6 +111,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if way == "video":
             read = sum(bool(r["got"].get("puzzle_read")) for r in group)
             out[f"{modality}/{way}"]["puzzle_read"] = f"{read}/{len(group)}"
+            walls = sum(bool(r["got"].get("puzzle_walls_read")) for r in group)
+            out[f"{modality}/{way}"]["puzzle_walls_read"] = f"{walls}/{len(group)}"
     return out
 
 
@@ -159,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{s['crossings_caught']}  teleports {s['teleports_caught']}  solves passed {s['solves_passed']}  "
               f"not scored {s['not_scored']}  median {s['median_seconds']} s")
         print(f"{'':<18} metrics {s['metric_agreement']}  looks {s['per_look']}"
-              + (f"  puzzle read {s['puzzle_read']}" if "puzzle_read" in s else ""))
+              + (f"  puzzle read {s['puzzle_read']} ({s['puzzle_walls_read']} every wall too)"
+                 if "puzzle_read" in s else ""))
     print(f"{len(misses)} disagreement(s); {len(rows)} gradings in {time.perf_counter() - t0:.0f} s")
     for r in misses:
         print(f"  {r['id']} [{r['way']}] got {r['got']['overall']} ({r['got']['status']}) "
