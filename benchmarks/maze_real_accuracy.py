@@ -115,6 +115,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             out[f"{modality}/{way}"]["puzzle_read"] = f"{read}/{len(group)}"
             walls = sum(bool(r["got"].get("puzzle_walls_read")) for r in group)
             out[f"{modality}/{way}"]["puzzle_walls_read"] = f"{walls}/{len(group)}"
+            out[f"{modality}/{way}"]["puzzle_misread"] = sorted(r["id"] for r in group
+                                                                if not r["got"].get("puzzle_walls_read"))
     return out
 
 

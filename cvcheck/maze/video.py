@@ -24,7 +24,16 @@ from ..vision.yuv import Frame, as_rgb_frame
 from .lattice import Cell, MazeSpec
 from .look import AgentLook, detected_profile, learn_agent
 from .metrics import PathMatch, path_loops, path_match, upscale_cells
-from .read import SETTLE_FRAMES, Blocked, MazeLook, MazeReading, read_maze, read_walls_again, settle_walls
+from .read import (
+    SETTLE_FRAMES,
+    Blocked,
+    MazeLook,
+    MazeReading,
+    keep_hidden_walls,
+    read_maze,
+    read_walls_again,
+    settle_walls,
+)
 from .style import StyleProfile, get_style
 from .track import Track, build_track
 from .video_canvas import CanvasGeometry
@@ -183,7 +192,9 @@ def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, 
     (:class:`~.read.Blocked`: a watermark's shadow drawn across corridors), its walls are read
     again there from the next frames, the look and markers kept from the blocked frame. Where
     none shows a way there, the frames from the blocked one are read as any other, every
-    place tried (the maze may be elsewhere)."""
+    place tried (the maze may be elsewhere). Either way a wall the blocked frame drew stays
+    where a later frame shows colour over it (:func:`~.read.keep_hidden_walls`: the agent
+    crossing it)."""
     reading: MazeReading | Unparseable = Unparseable("the video has no frames")
     blocked: Blocked | None = None
     at = 0
@@ -205,10 +216,21 @@ def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, 
         if len(head) >= LOCATE_WITHIN:
             break
     if blocked is not None:
+        passed: tuple[MazeReading, int] | None = None  # the first read with a way only under colour
         for i in range(at, len(head)):
-            reading = read_maze(as_rgb_frame(head[i]), known=spec, grid=grid)
-            if not isinstance(reading, Unparseable):
-                return reading, i
+            rgb = as_rgb_frame(head[i])
+            reading = read_maze(rgb, known=spec, grid=grid)
+            if isinstance(reading, Unparseable):
+                continue
+            if spec is None:
+                kept = keep_hidden_walls(reading, rgb, blocked)
+                if kept is None:  # a way only where colour (the agent) covers a wall the blocked frame drew
+                    passed = passed or (reading, i)
+                    continue
+                reading = kept
+            return reading, i
+        if passed is not None:  # (no frame shows a way otherwise: that one, as read)
+            return passed
     return reading, len(head) - 1
 
 

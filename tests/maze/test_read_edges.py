@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cvcheck.config import Config
-from cvcheck.maze.read import MazeReading, read_maze
+from cvcheck.maze.read import Blocked, MazeReading, keep_hidden_walls, read_maze
 from cvcheck.maze.spec_io import spec_from_ascii
 from cvcheck.maze.video import analyse_video
 from cvcheck.schema import Unparseable
@@ -70,6 +70,25 @@ def test_a_two_pixel_seam_along_a_marker_is_not_a_thick_wall() -> None:
     reading = read_maze(img)
     assert not isinstance(reading, Unparseable), reading
     assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+def test_a_wall_colour_covers_in_a_later_frame_stays_a_wall_of_a_blocked_reading() -> None:
+    # the first frame reads no way to the goal (a smudge closes the start's corridor); a later one
+    # shows the way, and the agent over a wall it is crossing: that wall is not read open
+    # (mazeworld 65065 v00136). The start and goal markers cover their sides in both frames alike.
+    img, spec = _lattice(30)
+    first = img.copy()
+    first[2 * 30:3 * 30, 5 * 30:6 * 30] = 0
+    later = img.copy()
+    later[4 * 30 - 8:5 * 30 + 8, 3 * 30 + 4:4 * 30 - 4] = (40, 80, 230)
+    assert spec.walls[4, 3]
+    blocked = read_maze(first, blocked_first=True)
+    assert isinstance(blocked, Blocked), blocked
+    reading = read_maze(later)
+    assert not isinstance(reading, Unparseable), reading
+    kept = keep_hidden_walls(reading, later, blocked)
+    assert kept is not None
+    assert np.array_equal(kept.spec.walls, spec.walls)
 
 
 def test_a_maze_cut_by_the_frame_edges_is_still_analysed() -> None:

@@ -15,7 +15,7 @@ from ...vision.arrays import as_rgb
 from ..lattice import MazeSpec, lattice_to_cell
 from .box import _box_shift, _new_box, box_candidates
 from .grid import MAX_GRID, _best_grid, estimate_grid
-from .ink import _ink_and_colour
+from .ink import _ink_and_colour, colour_mask
 from .markers import SMALL_MARKER_MIN_AREA, SMALL_MARKER_PX_PER_CELL, find_markers, start_and_goal
 from .reading import Blocked, Box, MazeLook, MazeReading
 from .walls import lattice_from_segments, read_segments, wall_threshold
@@ -193,7 +193,8 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     reading = MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
     if not spec.solution:
         return Blocked(f"the maze as read ({shape[0]}x{shape[1]}) has no way from the start "
-                       f"{list(start.cell)} to the goal {list(goal.cell)}", reading=reading, place=place)
+                       f"{list(start.cell)} to the goal {list(goal.cell)}", reading=reading, place=place,
+                       covered=_covered_segments(colour, look))
     return reading
 
 
@@ -280,8 +281,37 @@ def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
     if found is None:
         return None
     reading, colour = found
-    hidden_v, hidden_h = _covered_segments(colour, reading.look)
+    return _with_hidden_walls(reading, colour, blocked, look=blocked.reading.look)
+
+
+def keep_hidden_walls(reading: MazeReading, image: np.ndarray, blocked: Blocked) -> MazeReading | None:
+    """``reading`` of ``image`` (a frame after ``blocked``'s, read as any other) with the walls of
+    ``blocked`` that ``image`` shows covered by colour kept (see :func:`read_walls_again`), where
+    it is read with ``blocked``'s grid at its place (within SAME_PLACE of a cell); None where those
+    walls leave no way from the start to the goal. Read elsewhere or with another grid, it is
+    returned as it is."""
     first = blocked.reading
+    t, l, b, r = blocked.place
+    rows, cols = first.spec.shape
+    if reading.spec.shape != first.spec.shape or \
+            _box_shift(reading.look.box, first.look.box) > SAME_PLACE * max((b - t) / rows, (r - l) / cols):
+        return reading
+    return _with_hidden_walls(reading, colour_mask(as_rgb(image, name="frame")), blocked, look=reading.look)
+
+
+def _with_hidden_walls(reading: MazeReading, colour: np.ndarray, blocked: Blocked, *,
+                       look: MazeLook) -> MazeReading | None:
+    """``reading`` with ``blocked``'s walls kept where ``colour`` (its frame's colour mask) covers
+    them and the blocked frame's did not (the markers cover the same segments in both) - but for
+    the start cell's sides, where the agent appears and may rest for a while - and ``look``;
+    None where that leaves no way from the start to the goal."""
+    first = blocked.reading
+    hidden_v, hidden_h = _covered_segments(colour, reading.look)
+    if blocked.covered is not None:
+        hidden_v, hidden_h = hidden_v & ~blocked.covered[0], hidden_h & ~blocked.covered[1]
+    r, c = lattice_to_cell(first.spec.start)  # (the agent rests there through the first frames: as in settle_walls)
+    hidden_v[r, c:c + 2] = False
+    hidden_h[r:r + 2, c] = False
     vert = (reading.vertical >= reading.threshold) | (hidden_v & (first.vertical >= first.threshold))
     horiz = (reading.horizontal >= reading.threshold) | (hidden_h & (first.horizontal >= first.threshold))
     maze = reading.spec
@@ -289,7 +319,7 @@ def read_walls_again(image: np.ndarray, blocked: Blocked) -> MazeReading | None:
                                  goal=lattice_to_cell(maze.goal))
     if not spec.solution:
         return None
-    return MazeReading(spec=spec, look=first.look, vertical=reading.vertical,
+    return MazeReading(spec=spec, look=look, vertical=reading.vertical,
                        horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
 
 

@@ -90,3 +90,5 @@ class Blocked(Unparseable):
 
     reading: MazeReading = field(repr=False, compare=False)
     place: Box
+    #: which segments (vertical, horizontal) colour covers in the frame read (the markers, the agent)
+    covered: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
