@@ -101,7 +101,7 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
                 cut_off, barred = reading, _beside_a_bar(reading, borders)
             elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
                     (barred or not _same_pitch(reading.look, cut_off.look)) and \
-                    (share := _reached_share(reading.spec)) >= reached and (share > reached or share == 1.0):
+                    ((share := _reached_share(reading.spec)) > reached or share == 1.0):
                 return reading
             continue
         if isinstance(reading, MazeReading) and known is not None and _agreement(reading, known) >= KNOWN_AGREEMENT:
@@ -291,10 +291,8 @@ def keep_hidden_walls(reading: MazeReading, image: np.ndarray, blocked: Blocked)
     walls leave no way from the start to the goal. Read elsewhere or with another grid, it is
     returned as it is."""
     first = blocked.reading
-    t, l, b, r = blocked.place
-    rows, cols = first.spec.shape
     if reading.spec.shape != first.spec.shape or \
-            _box_shift(reading.look.box, first.look.box) > SAME_PLACE * max((b - t) / rows, (r - l) / cols):
+            _box_shift(reading.look.box, first.look.box) > SAME_PLACE * _pitch(blocked.place, first.spec.shape):
         return reading
     return _with_hidden_walls(reading, colour_mask(as_rgb(image, name="frame")), blocked, look=reading.look)
 
@@ -309,18 +307,32 @@ def _with_hidden_walls(reading: MazeReading, colour: np.ndarray, blocked: Blocke
     hidden_v, hidden_h = _covered_segments(colour, reading.look)
     if blocked.covered is not None:
         hidden_v, hidden_h = hidden_v & ~blocked.covered[0], hidden_h & ~blocked.covered[1]
-    r, c = lattice_to_cell(first.spec.start)  # (the agent rests there through the first frames: as in settle_walls)
-    hidden_v[r, c:c + 2] = False
-    hidden_h[r:r + 2, c] = False
+    _clear_start_sides(hidden_v, hidden_h, first.spec)  # (the agent rests there through the first frames)
     vert = (reading.vertical >= reading.threshold) | (hidden_v & (first.vertical >= first.threshold))
     horiz = (reading.horizontal >= reading.threshold) | (hidden_h & (first.horizontal >= first.threshold))
+    return _with_walls(reading, vert, horiz, look=look)
+
+
+def _clear_start_sides(vert: np.ndarray, horiz: np.ndarray, maze: MazeSpec) -> None:
+    """Set the start cell's four sides to False in segment masks (vertical, horizontal), in place:
+    the agent appears there and may rest through the first frames, so what covers or darkens
+    them then says nothing of the walls."""
+    r, c = lattice_to_cell(maze.start)
+    vert[r, c:c + 2] = False
+    horiz[r:r + 2, c] = False
+
+
+def _with_walls(reading: MazeReading, vert: np.ndarray, horiz: np.ndarray, *, look: MazeLook) -> MazeReading | None:
+    """``reading`` with the walls ``vert`` and ``horiz`` (boolean segments) and ``look``, its
+    darkness, threshold and ``ambiguous`` kept; None where those walls leave no way from the
+    start to the goal."""
     maze = reading.spec
     spec = MazeSpec.from_lattice(lattice_from_segments(vert, horiz), start=lattice_to_cell(maze.start),
                                  goal=lattice_to_cell(maze.goal))
     if not spec.solution:
         return None
-    return MazeReading(spec=spec, look=look, vertical=reading.vertical,
-                       horizontal=reading.horizontal, threshold=reading.threshold, ambiguous=reading.ambiguous)
+    return MazeReading(spec=spec, look=look, vertical=reading.vertical, horizontal=reading.horizontal,
+                       threshold=reading.threshold, ambiguous=reading.ambiguous)
 
 
 COVERED = 0.25  #: a segment with colour across this share of its central half is hidden in that frame
@@ -346,8 +358,7 @@ def _read_at_place(image: np.ndarray, reading: MazeReading, place: Box
     rgb = as_rgb(image, name="frame")
     dark, _, colour = _ink_and_colour(rgb)
     maze = reading.spec
-    t, l, b, r = place
-    pitch = max((b - t) / maze.shape[0], (r - l) / maze.shape[1])
+    pitch = _pitch(place, maze.shape)
     for box, borders in box_candidates(dark):
         if _box_shift(box, place) > SAME_PLACE * pitch:
             continue
@@ -356,6 +367,12 @@ def _read_at_place(image: np.ndarray, reading: MazeReading, place: Box
             return None
         return again, colour
     return None
+
+
+def _pitch(place: Box, shape: tuple[int, int]) -> float:
+    """The larger cell size (px) of a maze of ``shape`` cells with its border at ``place``."""
+    t, l, b, r = place
+    return max((b - t) / shape[0], (r - l) / shape[1])
 
 
 SETTLE_FRAMES = 4   #: frames after the first whose walls settle its ambiguous segments (see settle_walls)
@@ -402,9 +419,7 @@ def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeRead
     if not reading.ambiguous:
         return reading
     av, ah = ambiguous_segments(reading)
-    r, c = lattice_to_cell(reading.spec.start)  # (where the agent rests in the first frames: its fringe reads as ink)
-    av[r, c:c + 2] = False
-    ah[r:r + 2, c] = False
+    _clear_start_sides(av, ah, reading.spec)  # (the agent's fringe there reads as ink)
     if not (av.any() or ah.any()):
         return reading
     votes_v, votes_h, read = np.zeros(av.shape, int), np.zeros(ah.shape, int), 0
@@ -421,12 +436,6 @@ def settle_walls(reading: MazeReading, frames: Iterable[np.ndarray]) -> MazeRead
     drawn_v, drawn_h = av & (votes_v >= need), ah & (votes_h >= need)
     if read < 2 or not (drawn_v.any() or drawn_h.any()):
         return reading
-    vert = (reading.vertical >= reading.threshold) | drawn_v
-    horiz = (reading.horizontal >= reading.threshold) | drawn_h
-    maze = reading.spec
-    spec = MazeSpec.from_lattice(lattice_from_segments(vert, horiz), start=lattice_to_cell(maze.start),
-                                 goal=lattice_to_cell(maze.goal))
-    if not spec.solution:
-        return reading
-    return MazeReading(spec=spec, look=reading.look, vertical=reading.vertical, horizontal=reading.horizontal,
-                       threshold=reading.threshold, ambiguous=reading.ambiguous)
+    settled = _with_walls(reading, (reading.vertical >= reading.threshold) | drawn_v,
+                          (reading.horizontal >= reading.threshold) | drawn_h, look=reading.look)
+    return settled if settled is not None else reading

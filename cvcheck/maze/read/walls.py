@@ -86,11 +86,10 @@ def _thick_runs(dark: np.ndarray, ys: np.ndarray, xs: np.ndarray, *, run: int,
     on the mean (not so on the least: 63063 v00160 watermarked at 240p). Lines (a run of 1)
     are read as they are: a faint line read thicker than it is, beside black bars, fades on the
     mean (62062 v00031 made smaller, flickered and crushed)."""
+    if run <= 1:
+        return dark.ravel(), dark.shape[1], (0, 0)
     y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
-    crop = dark[y0:y1, x0:x1]
-    if run > 1:
-        crop = cv2.blur(crop, (1, run) if across_rows else (run, 1))
-    crop = np.ascontiguousarray(crop)
+    crop = cv2.blur(dark[y0:y1, x0:x1], (1, run) if across_rows else (run, 1))
     return crop.ravel(), crop.shape[1], (y0, x0)
 
 
