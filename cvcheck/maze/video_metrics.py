@@ -44,6 +44,8 @@ LEAVE_STRIDE = 1.5     #: ... or this many of the agent's strides (:func:`_strid
 STRIDE_MIN = 0.25      #: lattice cells: a step between consecutive sightings longer than this is a stride ...
 STRIDE_SHARE = 0.25    #: ... and the agent walks in strides when at least this share of its steps (two or more) are
 LEAVING_GAP = 3        #: frames between each two of an agent's last sightings that still tell which way it went
+LEAVING_STRIDE = 0.5   #: ... the last of them a step of at least this share of the agent's stride, where it walks
+STRIP_STRIDE = 1.5     #: ... in strides of at least this many lattice cells (3/4 of a cell: a 1-2 fps strip)
 PALE_REACH = 4.0       #: lattice cells: a pale object this near the agent's last sighting may be the agent ...
 PALE_STILL = 0.5       #: ... seen standing (this near where it was the frame before) ...
 PALE_BEFORE = 2        #: ... and absent the frame the agent was last seen and this many before
@@ -430,13 +432,19 @@ class Settling:
     final_entry: int | None = None  #: stopped: the frame it reached the goal for good (see goal_settling)
 
 
-def _leaving(pos: np.ndarray, frames: np.ndarray, centre: np.ndarray) -> bool:
+def _leaving(pos: np.ndarray, frames: np.ndarray, centre: np.ndarray, *, stride: float = 0.0) -> bool:
     """Whether an agent last seen at ``pos[-1]`` was on its way out of the goal cell: its last
     three sightings (each at most LEAVING_GAP frames after the one before) each farther from
     the centre than the one before, and, going on at their mean speed, clearly out of the cell
     (beyond LEFT_GOAL) by the next frame. (Three, not two: a piece of a trail seen as the agent
-    vanishes is one step off where it sat.)"""
+    vanishes is one step off where it sat.) An agent that walks in strides of about a cell
+    (``stride``, see :func:`_stride`; at least STRIP_STRIDE) moves on by one: a last step under
+    LEAVING_STRIDE of it is no way out but a piece of what replaced the agent (a 1-fps strip's
+    arrival sparkle, blurred and rolled: its arm's tip took the agent's hue half a cell from
+    where the agent had stopped, mazeworld 67067 v00190 rolled, blurred and watermarked)."""
     if len(pos) < 3 or not all(0 < gap <= LEAVING_GAP for gap in np.diff(frames).tolist()):
+        return False
+    if stride >= STRIP_STRIDE and float(np.hypot(*(pos[-1] - pos[-2]))) < LEAVING_STRIDE * stride:
         return False
     dist = np.abs(pos - centre).max(axis=1)
     step = (pos[-1] - pos[0]) / float(frames[-1] - frames[0])
@@ -496,7 +504,8 @@ def goal_settling(track: Track, goal: Cell, *, settle_frames: int) -> Settling:
     window = tracked >= max(n - max(1, settle_frames), first if first is not None else 0)
     stopped = bool(inside[-1]) and not bool((dist[window] > LEFT_GOAL).any())
     vanished = int(tracked[-1]) < n - 1
-    if vanished and _leaving(track.pos[tracked[-3:]], tracked[-3:], centre):
+    if vanished and _leaving(track.pos[tracked[-3:]], tracked[-3:], centre,
+                             stride=_stride(tracked, track.pos[tracked])):
         stopped = vanished = False  # last seen on its way out: lost, not hidden by the goal
     occluded = bool(inside[-1]) and vanished
     entry = None

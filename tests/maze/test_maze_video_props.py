@@ -529,6 +529,19 @@ def test_an_agent_walking_in_strides_leaves_the_goal_by_a_stride(hold: int) -> N
     assert goal_settling(_track(pos), goal, settle_frames=6).stopped
 
 
+@pytest.mark.parametrize("approach, stopped", [
+    ([15.5, 13.5, 11.5, 9.5, 9.5], True),            # a 1-fps strip, a cell a frame: part of a stride is
+                                                     # no way out (mazeworld 67067 v00190 rolled, blurred,
+                                                     # watermarked: an arrival sparkle's tip in its hue)
+    ([11.5 - 0.2 * k for k in range(11)], False),    # a glide: on its way out, lost as it left
+])
+def test_a_last_sighting_part_of_a_stride_off_is_no_way_out_of_the_goal(approach: list[float],
+                                                                        stopped: bool) -> None:
+    goal = (3, 9)  # lattice cell; its centre is (3.5, 9.5)
+    pos = np.array([(3.5, c) for c in approach] + [(3.5, 9.6), (3.5, 10.45)] + [(np.nan, np.nan)] * 2, float)
+    assert goal_settling(_track(pos), goal, settle_frames=1).stopped == stopped
+
+
 def _lost_on_the_goal(pale_at, *, frames: int = 12, before: bool = False, from_frame: int = 0,
                       step: float = 0.0) -> tuple[bool, bool]:
     """An agent walking into the goal cell (3, 9) and lost on its centre for ``frames`` frames,
