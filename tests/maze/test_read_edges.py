@@ -148,6 +148,18 @@ def _thin_lines(cell: int, width: int, grey: int, *, paper: int = 255, margin: i
     return img, spec
 
 
+def test_a_border_washed_out_under_a_watermark_stays_closed() -> None:
+    # a white watermark at 75 % over the top border of a blurred MazePlot maze washed out its
+    # segments (mazeworld 67067 v00211 rolled, blurred and watermarked): a maze is walled all
+    # round, so the border is closed whatever it reads
+    img, spec = _thin_lines(60, 2, 0)
+    band = (slice(34, 47), slice(100, 160))  # across the top border, over the second column
+    img[band] = (0.25 * img[band] + 0.75 * 255).astype(np.uint8)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
 def _start_erased(cell: int, *, margin: int = 40) -> tuple[np.ndarray, object, tuple[int, int]]:
     """The thin-line maze above with its start disc erased (a test draws its own agent there):
     ``(image, spec, centre of the start cell in pixels)``."""

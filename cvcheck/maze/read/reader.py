@@ -179,7 +179,7 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     look = MazeLook(box=box, grid=shape, wall_thickness=walls_cells,
                     border_thickness=float(np.median(borders)) / pitch, wall_level=level, open_level=open_level,
                     start=start, goal=goal)
-    walls = lattice_from_segments(vw, hw)
+    walls = maze_walls(vw, hw)
     if known is not None:
         spec = MazeSpec.from_lattice(walls, start=lattice_to_cell(known.start), goal=lattice_to_cell(known.goal))
         return MazeReading(spec=spec, look=look, vertical=vert, horizontal=horiz, threshold=thr, ambiguous=ambiguous)
@@ -322,12 +322,27 @@ def _clear_start_sides(vert: np.ndarray, horiz: np.ndarray, maze: MazeSpec) -> N
     horiz[r:r + 2, c] = False
 
 
+def maze_walls(vert: np.ndarray, horiz: np.ndarray) -> np.ndarray:
+    """The wall lattice of a puzzle read as boundary segments (vertical, horizontal walls), its
+    outer border closed: every maze cvcheck grades (MMGR's, maze-dataset's, VMEvalKit's, and
+    any maze file) is walled all round, start and goal inside, and connection lists have no
+    way out. A border segment read open is something over it - a semi-transparent watermark
+    across the top border, washing out four segments of a blurred MazePlot maze (mazeworld
+    67067 v00211 rolled, blurred and watermarked) - and left open it would let an agent walk
+    out over the border uncounted. (What an *answer* draws is read from its segments: a model
+    erasing a border segment still changes the maze.)"""
+    walls = lattice_from_segments(vert, horiz)
+    walls[0, :] = walls[-1, :] = True
+    walls[:, 0] = walls[:, -1] = True
+    return walls
+
+
 def _with_walls(reading: MazeReading, vert: np.ndarray, horiz: np.ndarray, *, look: MazeLook) -> MazeReading | None:
     """``reading`` with the walls ``vert`` and ``horiz`` (boolean segments) and ``look``, its
     darkness, threshold and ``ambiguous`` kept; None where those walls leave no way from the
     start to the goal."""
     maze = reading.spec
-    spec = MazeSpec.from_lattice(lattice_from_segments(vert, horiz), start=lattice_to_cell(maze.start),
+    spec = MazeSpec.from_lattice(maze_walls(vert, horiz), start=lattice_to_cell(maze.start),
                                  goal=lattice_to_cell(maze.goal))
     if not spec.solution:
         return None
