@@ -177,6 +177,12 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     # to measure, the border's bands stand in (read 2x3 and 3x4)
     (56056, 5, "mmgr", "teleport", "squeeze:5"),
     (56056, 120, "mmgr", "overshoot", "squeeze:5"),
+    # sparse blurred MazePlot mazes whose axes frame is drawn heavier than the walls: its level,
+    # a third one, split the walls' from the openings' and 4x3 read cleaner as 2x3
+    (68068, 102, "mazeplot", "goal_moves", ""),
+    (67067, 14, "mazeplot", "stop_short", "roll:94+blur:95"),
+    # a watermark over the top border washed out four of its segments, read open
+    (67067, 211, "mazeplot", "overshoot", "roll:94+blur:95+watermark:96"),
 ])
 def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed: int, index: int, look: str,
                                                             behaviour: str, how: str) -> None:
@@ -442,6 +448,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # ... and a MazePlot maze whose first frame, paled by the flicker, read four thin segments just
     # under the threshold as open (the next frames read them as walls): a teleport through one passed
     (62062, 18, "mazeplot", "teleport", "small:51+flicker:52+crushed:53", False),
+    # rolled, blurred and watermarked: a 1-fps strip whose dot stopped on the goal, then an arrival
+    # sparkle whose arm's tip took the dot's hue half a cell off: read as lost on its way out
+    (67067, 190, "vmeval", "backtrack", "roll:94+blur:95+watermark:96", True),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
