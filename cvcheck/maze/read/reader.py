@@ -357,9 +357,7 @@ def _covered_segments(colour: np.ndarray, look: MazeLook) -> tuple[np.ndarray, n
     """Which boundary segments (vertical, horizontal) of the maze read as ``look`` have colour
     (``colour``: a 0/255 :func:`~.ink.colour_mask`) across them along COVERED of their central
     half: hidden from that frame (the agent, its trail, a marker), whatever it reads there."""
-    (t, l, b, r), (rows, cols) = look.box, look.grid
-    pitch = ((b - t) / rows + (r - l) / cols) / 2
-    thickness = max(1.0, look.wall_thickness * pitch)
+    thickness = max(1.0, look.wall_thickness * sum(look.pitch) / 2)
     vert, horiz = read_segments((colour > 0).astype(np.float32), look.box, look.grid, thickness)
     return vert > COVERED, horiz > COVERED
 
