@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from collections import Counter, defaultdict
@@ -160,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(str(folder), c, w, overrides) for c in cases for w in ways
             if not (w == "video" and c["modality"] != "video")]
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max(1, args.workers)) as pool:
+    # (spawned: a forked worker can inherit OpenCV's thread-pool lock held, if this process drew the
+    # corpus itself, and hang in its first OpenCV call)
+    with ProcessPoolExecutor(max(1, args.workers), mp_context=multiprocessing.get_context("spawn")) as pool:
         rows = list(pool.map(grade_case, jobs, chunksize=4))
     summary = summarise(rows)
     misses = [r for r in rows if not _agrees(r)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.time()
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+    with ProcessPoolExecutor(max_workers=args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         imgs = list(pool.map(image_job, range(args.seed0, args.seed0 + args.images)))
         vids = list(pool.map(video_job, range(args.seed0 + 50_000, args.seed0 + 50_000 + args.videos)))
     report: dict = {"images": len(imgs), "videos": len(vids), "wall_s": round(time.time() - t0, 1)}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(s + 100_000 + i, m, "random") for i in range(args.videos) for m in modes]
     jobs += [(s + 200_000 + i, "first_frames", "zoom") for i in range(args.zoom)]
     jobs += [(s + 300_000 + i, "first_frames", v) for i in range(args.pairs) for v in ("plain", "effects")]
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+    with ProcessPoolExecutor(max_workers=args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         imgs = list(pool.map(image_job, range(s, s + args.images)))
         vids = list(pool.map(video_job, jobs))
     report: dict = {"wall_s": round(time.time() - t0, 1)}

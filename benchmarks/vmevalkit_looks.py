@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import tempfile
 from collections import deque
@@ -410,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.out or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        with ProcessPoolExecutor(args.workers) as pool:
+        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             puzzles = [pool.submit(check_puzzle, f, args.seed + i, folder)
                        for f in FAMILIES for i in range(args.puzzles)]
             how = tuple(w for w in args.how.split(",") if w)

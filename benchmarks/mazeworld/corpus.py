@@ -227,7 +227,10 @@ def write_corpus(out: str | Path, *, videos: int, images: int, seed: int, looks:
         results: Iterable[tuple[dict, float]] = map(_build_timed, jobs)
         pool = None
     else:
-        pool = multiprocessing.get_context("fork").Pool(workers)
+        # (spawned, not forked: a child forked while OpenCV's thread pool in this process is busy
+        # can inherit its lock held, and hangs in its first OpenCV call - seen once, a benchmark
+        # worker stuck in cv2.getNumThreads after this process had drawn a corpus itself)
+        pool = multiprocessing.get_context("spawn").Pool(workers)
         results = pool.imap(_build_timed, jobs)
     try:
         for i, (record, sec) in enumerate(results, 1):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from multiprocessing import Pool
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = [json.loads(line) for line in (args.src / "cases.jsonl").read_text().splitlines() if line.strip()]
     args.out.mkdir(parents=True, exist_ok=True)
     jobs = [(args.src, args.out, args.seed, c) for c in cases]
-    with Pool(max(1, args.workers)) as pool:
+    with get_context("spawn").Pool(max(1, args.workers)) as pool:  # (not forked: see maze_real_accuracy)
         done = pool.map(_case, jobs, chunksize=4)
     (args.out / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in done))
     print(f"{len(done)} cases re-toned into {args.out}")
