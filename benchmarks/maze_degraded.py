@@ -55,7 +55,13 @@ the video's own frame rate):
   channel, or the red one, at 80-90 %, green at 95-97 %: white paper turns cream or ice-blue)
   and saturation down to 60-85 % of what was drawn, linearly;
 * ``drift_gm``: the same on the other axis of white balance: a magenta cast (green at 85-90 %)
-  or a green one (red and blue at 88-92 %).
+  or a green one (red and blue at 88-92 %);
+* ``sharpen``: an upscaler's sharpening, as video models' super-resolution stages leave it: every
+  frame unsharp-masked (sigma 1-2 px, amount 0.8-1.6 a video) - light halos beside dark lines,
+  dark rims and clipped, oversaturated edges on coloured markers, ringing on compression noise;
+* ``vignette``: a cinematic vignette: every frame darkened towards its corners (to 70-85 % of its
+  light there, falling off with the square of the distance from a centre up to 10 % of the frame
+  off its middle), so the paper is no longer one colour and faint grey grid lines sink into it.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = ("blur", "small", "flicker", "gamma", "lowres", "crushed", "squeeze", "pillarbox", "shake", "boil",
-        "watermark", "ghost", "zoom", "roll", "tilt", "drift", "drift_gm")
+        "watermark", "ghost", "zoom", "roll", "tilt", "drift", "drift_gm", "sharpen", "vignette")
 GHOST = 0.4  #: the share of the frame before in each frame (``ghost``)
 CRF = {"crushed": 40}  #: the re-encoding's CRF where not 28
 WATERMARK_WORDS = ("Sora", "Veo", "Kling AI", "Hailuo AI", "Runway", "Pika", "Luma AI")
@@ -188,7 +194,7 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
-    if how in ("zoom", "roll", "tilt", "drift", "drift_gm"):
+    if how in ("zoom", "roll", "tilt", "drift", "drift_gm", "sharpen", "vignette"):
         raise ValueError(f"{how} changes over a whole video (its length and drawing): see degrade_video")
     if how == "ghost":
         if previous is None:
@@ -302,6 +308,32 @@ def _drifted(frames: list[np.ndarray], rng: np.random.Generator, *, green_magent
     return out
 
 
+def _sharpened(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """``sharpen``: every frame unsharp-masked, ``img + amount * (img - blur(img, sigma))``, with one
+    sigma (1-2 px) and amount (0.8-1.6) for the video."""
+    import cv2
+
+    sigma, amount = float(rng.uniform(1.0, 2.0)), float(rng.uniform(0.8, 1.6))
+    return [cv2.addWeighted(img, 1.0 + amount, cv2.GaussianBlur(img, (0, 0), sigma), -amount, 0.0)
+            for img in frames]
+
+
+def _vignetted(frames: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """``vignette``: every frame multiplied by ``1 - (1 - corner) * (d / d_corner)^2``, ``d`` the
+    distance from a centre up to 10 % of the frame off its middle, ``d_corner`` that of the
+    farthest corner and ``corner`` (0.70-0.85) the light left there."""
+    if not frames:
+        return frames
+    h, w = frames[0].shape[:2]
+    cx, cy = w * (0.5 + rng.uniform(-0.1, 0.1)), h * (0.5 + rng.uniform(-0.1, 0.1))
+    corner = float(rng.uniform(0.70, 0.85))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d2 = (xx - cx) ** 2 + (yy - cy) ** 2
+    far = max((x - cx) ** 2 + (y - cy) ** 2 for x in (0, w) for y in (0, h))
+    gain = (1.0 - (1.0 - corner) * d2 / far)[..., None]
+    return [np.clip(img * gain + 0.5, 0, 255).astype(np.uint8) for img in frames]
+
+
 def _camera(frames: list[np.ndarray], centre: tuple[float, float], *, scale: float,
             degrees: float) -> list[np.ndarray]:
     """Frames scaled and turned about ``centre`` (x, y), linearly from none at the first frame
@@ -327,6 +359,10 @@ def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
         return _tilted(frames, rng)
     if how in ("drift", "drift_gm"):
         return _drifted(frames, rng, green_magenta=how == "drift_gm")
+    if how == "sharpen":
+        return _sharpened(frames, rng)
+    if how == "vignette":
+        return _vignetted(frames, rng)
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
     return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)
