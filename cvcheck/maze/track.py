@@ -62,6 +62,9 @@ TWIN_RADIUS = 0.25    #: lattice cells: two blobs this near in one frame are one
 REST_SIGHTINGS = 8    #: an object seen this many times in a row within STATIC_SPAN of one place is at rest
 TRAIL_REACH = 1.5     #: lattice cells: an object this near the way followed so far may be a piece of its trail
 BRIDGE_GAP = 2        #: frames missed at most between a mover's first sighting and its tracklet (see _bridged)
+BEHIND_STEP = 0.5     #: lattice cells: a mover's step back at least this long onto ...
+BEHIND_REACH = 0.35   #: ... a place this near the way of its last WAY_BACK sightings is behind it (see _ahead_first)
+WAY_BACK = 6
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -142,6 +145,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         if len(pairs) > 1:
             pairs = _merged_to_mover(pairs, candidates, blobs)
             _nearest_first(pairs)
+            pairs = _ahead_first(pairs, candidates, n_active, blobs)
             if resting:
                 pairs = _revived_first(pairs, n_active)
             if t + 1 < len(detections):
@@ -193,6 +197,36 @@ def _merged_to_mover(pairs: list[tuple[float, int, int, float, float]], candidat
             if _static(tr) and blobs[b].area >= MERGED_AREA * _usual_area(tr):
                 drop.add((a, b))
     return [p for p in pairs if (p[1], p[2]) not in drop] if drop else pairs
+
+
+def _ahead_first(pairs: list[tuple[float, int, int, float, float]], candidates: list[Tracklet], n_active: int,
+                 blobs: Sequence[Blob]) -> list[tuple[float, int, int, float, float]]:
+    """``pairs`` (nearest first) with those that take a moving object back onto the way it
+    just walked put last, where it reaches another blob too that is not behind it: a piece of
+    the trail the agent draws, left where it passed and nearer than the agent a step on
+    (mazeworld 70070 v00090 sharpened, vignetted and flickering: a trail corner took the
+    track, "never reaches the goal"). Behind: a step of BEHIND_STEP or more against the
+    object's heading over its last three sightings (BEHIND_STEP at least) onto a place within
+    BEHIND_REACH of the way of its WAY_BACK sightings before the last."""
+    by_mover: dict[int, list[tuple[float, int, int, float, float]]] = {}
+    for q in pairs:
+        if q[1] < n_active:
+            by_mover.setdefault(q[1], []).append(q)
+    behind: set[tuple[int, int]] = set()
+    for a, qs in by_mover.items():
+        tr = candidates[a]
+        if len(qs) < 2 or len(tr.blobs) < 3:
+            continue
+        last, prior = tr.blobs[-1], tr.blobs[-3]
+        hr, hc = last.row - prior.row, last.col - prior.col
+        if _within(hr, hc, BEHIND_STEP):
+            continue
+        way = np.array([[b.row, b.col] for b in tr.blobs[-WAY_BACK - 1:-1]])
+        back = [q for q in qs if not _within(q[3], q[4], BEHIND_STEP) and q[3] * hr + q[4] * hc < 0
+                and distance_to_polyline(way, np.array([blobs[q[2]].row, blobs[q[2]].col])) <= BEHIND_REACH]
+        if back and len(back) < len(qs):
+            behind.update((q[1], q[2]) for q in back)
+    return sorted(pairs, key=lambda q: (q[1], q[2]) in behind) if behind else pairs  # (stable)
 
 
 def _revived_first(pairs: list[tuple[float, int, int, float, float]],

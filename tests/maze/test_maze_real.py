@@ -451,6 +451,12 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # rolled, blurred and watermarked: a 1-fps strip whose dot stopped on the goal, then an arrival
     # sparkle whose arm's tip took the dot's hue half a cell off: read as lost on its way out
     (67067, 190, "vmeval", "backtrack", "roll:94+blur:95+watermark:96", True),
+    # sharpened (an upscaler's halos), vignetted and flickering: a square drawing a trail turned a
+    # corner, and the trail's corner, made vivid, stayed behind nearer its last centre than the
+    # square a step on: the track stayed on the corner, "never reaches the goal"
+    (70070, 90, "mmgr", "trail", "sharpen:111+vignette:112+flicker:113", False),
+    # zoomed, sharpened, then at 240p: the same with a star, a piece of its trail left behind
+    (70070, 103, "mazeplot", "trail", "zoom:121+sharpen:122+lowres:123", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
