@@ -457,6 +457,10 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     (70070, 90, "mmgr", "trail", "sharpen:111+vignette:112+flicker:113", False),
     # zoomed, sharpened, then at 240p: the same with a star, a piece of its trail left behind
     (70070, 103, "mazeplot", "trail", "zoom:121+sharpen:122+lowres:123", False),
+    # vignetted, shaken and crushed: a 3x3 MazePlot maze whose left column is walled off and empty,
+    # its faint cell grid wiped, read as a plot's frame around a 3x2 maze: the maze file's 3x3 grid
+    # was placed over the 3x2 (wall IoU 0.75, "maze changed")
+    (71071, 62, "mazeplot", "walls_minor", "vignette:141+shake:142+crushed:143", True),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

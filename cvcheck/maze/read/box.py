@@ -64,7 +64,7 @@ def _new_box(box: Box, given: list[Box]) -> bool:
     return all(_box_shift(box, other) > 2 for other in given)
 
 
-def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, float, float]]]:
+def box_candidates(dark: np.ndarray, *, outer: bool = False) -> Iterator[tuple[Box, tuple[float, float, float, float]]]:
     """Where the maze may be, the likeliest first (found as they are asked for):
     :func:`find_box`'s border, then the extent of the enclosed paper (the corridors) when it
     differs. A lattice maze whose border merged with dark bars shows no border of its own: a
@@ -73,12 +73,18 @@ def box_candidates(dark: np.ndarray) -> Iterator[tuple[Box, tuple[float, float, 
     :func:`find_box` took a darker one: a caption's black text beside a maze drawn in pale
     grey lines (mazeworld 73737 v00144 shaken, flickered and crushed: read as a 6x3 maze in
     the word "Frame"); then the first box cut back to the maze's side where it holds an empty
-    strip (:func:`_within_frame`: a plot's frame drawn wider than the maze)."""
+    strip (:func:`_within_frame`: a plot's frame drawn wider than the maze). With ``outer`` (a
+    maze whose grid is known, which tells which place reads it), at the very last the
+    structure's outermost border, not moved in to a line across it with no ink beyond: an
+    empty edge column of cells whose faint grid a vignette and re-encoding wiped looks like
+    a plot's frame drawn around more space (mazeworld 71071 v00062 vignetted, shaken and
+    crushed: the maze file's 3x3 grid stretched over the 3x2 inside, wall IoU 0.75)."""
     given: list[Box] = []
     first: list[tuple[Box, tuple[float, float, float, float]]] = []
     for candidate in (lambda: find_box(dark), lambda: _box_from_inside((dark >= INK_MIN).astype(np.uint8)),
                       lambda: _find_box_at(dark, FAINT_INK_MIN),
-                      lambda: _within_frame(dark, *first[0]) if first else None):
+                      lambda: _within_frame(dark, *first[0]) if first else None,
+                      lambda: _find_box_at(dark, INK_MIN, inner=False) if outer else None):
         found = candidate()
         if found is not None and _new_box(found[0], given):
             given.append(found[0])
@@ -142,12 +148,13 @@ CHAIN_MIN_AREA = 0.02  #: enclosed paper this share of the largest region's area
 CHAIN_GAP = (1 / 3, 1.5)  #: ... when a wall this many times its narrowest side away from them
 
 
-def _find_box_at(dark: np.ndarray, ink_min: float, *,
-                 cut_bars: bool = True) -> tuple[Box, tuple[float, float, float, float]] | None:
+def _find_box_at(dark: np.ndarray, ink_min: float, *, cut_bars: bool = True,
+                 inner: bool = True) -> tuple[Box, tuple[float, float, float, float]] | None:
     """:func:`find_box` at one ink level: the outermost of the largest ink structures that hold
     ink inside their border, or None when there is none (a structure whose border merged
     with a frame or bars is read from the inside, unless paper parts it from them once they
-    are cut away: ``cut_bars``, see :func:`_apart_from_bars`)."""
+    are cut away: ``cut_bars``, see :func:`_apart_from_bars`). ``inner``: its border moved in
+    to a line across it with no ink beyond (:func:`_inner_lines`)."""
     ink = (dark >= ink_min).astype(np.uint8)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, _SQUARE_3)
     labels, area, (lx, ly) = _labelled(closed)
@@ -200,7 +207,7 @@ def _find_box_at(dark: np.ndarray, ink_min: float, *,
             return apart
         return _box_from_inside(ink)  # the walls merged with a frame or bars: read the box from the inside
     region = dark[y0:y1 + 1, x0:x1 + 1]
-    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, faint=region >= FAINT_INK_MIN, darkness=region)
+    found = _border_of(ink[y0:y1 + 1, x0:x1 + 1] > 0, inner=inner, faint=region >= FAINT_INK_MIN, darkness=region)
     if found is None:
         return _box_from_inside(ink)
     return _centre_box(found, x0, y0)

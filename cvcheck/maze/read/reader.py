@@ -36,7 +36,7 @@ def locations(image: np.ndarray, grid: tuple[int, int]) -> Iterator[Box]:
     rgb = as_rgb(image, name="frame")
     dark, _, colour = _ink_and_colour(rgb)
     given: list[Box] = []
-    for found in box_candidates(dark):
+    for found in box_candidates(dark, outer=True):
         try:
             box = estimate_grid(dark, found[0], found[1], colour, grid=grid).box
         except InputError:
@@ -91,7 +91,7 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     readings: list[MazeReading | Unparseable] = []
     cut_off: MazeReading | None = None
     reached, barred = 1.0, False  # (the share of cells cut_off reaches, and whether a bar bounds it)
-    for box, borders in box_candidates(dark):
+    for box, borders in box_candidates(dark, outer=known is not None):
         reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
         if isinstance(reading, MazeReading) and known is None:
             if cut_off is None:
