@@ -2,7 +2,8 @@
 
 Detections (agent-coloured blobs per frame) are linked frame to frame into
 *tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame; an object at
-rest - ``REST_SIGHTINGS`` sightings in one place - only ``STATIC_SPAN``). A still
+rest - ``REST_SIGHTINGS`` sightings in one place - only ``STATIC_SPAN``; a mover's step back
+onto the way it just walked only after a blob ahead of it: a trail piece left behind). A still
 object that flickers (a look-alike on a wall junction, seen in some frames only) keeps
 its tracklet: seen again where it stood within ``REVIVE_FRAMES`` frames, it continues
 it, so that the agent passing by is not linked onto it. A blob that is a still object and

@@ -145,12 +145,14 @@ def test_tracker_follows_an_agent_that_comes_apart_from_its_trail() -> None:
     # an agent drawing a trail is one blob with it, whose centre lags; when the two come apart
     # the trail's piece is nearer the last centre, stays put, and the agent goes on ahead -
     # farther than SPLIT_RADIUS from the piece, not from where the one blob was (mazeworld
-    # 17871 v00129: the track stayed on the piece and the agent "never reached the goal")
+    # 17871 v00129: the track stayed on the piece and the agent "never reached the goal"). The
+    # piece lies behind the agent, on the way it walked, so the agent's own tracklet goes on with
+    # the agent ahead (track._ahead_first): one piece, nothing handed over to a mover
     merged = [[Blob(3.5, 1.5 + 0.7 * t, 1.0)] for t in range(10)]  # last centre at column 7.8
     apart = [[Blob(3.5, 6.6, 0.6), Blob(3.5, 9.7 + 0.7 * t, 0.6)] for t in range(12)]
     track = build_track(merged + apart, start=(3.5, 1.5), max_gap=12)
     assert np.allclose(track.pos[10:, 1], 9.7 + 0.7 * np.arange(12))
-    assert track.markers_left == 1
+    assert track.pieces == [(0, 21)] and track.markers_left == 0
 
 
 def test_tracker_follows_the_agent_round_a_corner_not_its_trail_piece_behind_it() -> None:
