@@ -70,6 +70,7 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -194,7 +195,7 @@ def degrade(img: np.ndarray, index: int, how: str, rng: np.random.Generator, *,
         if mark is None:
             raise ValueError("the watermark way needs the video's watermark (Watermark.sample)")
         return mark.draw(img, index)
-    if how in ("zoom", "roll", "tilt", "drift", "drift_gm", "sharpen", "vignette"):
+    if how in WHOLE_VIDEO:
         raise ValueError(f"{how} changes over a whole video (its length and drawing): see degrade_video")
     if how == "ghost":
         if previous is None:
@@ -349,20 +350,19 @@ def _camera(frames: list[np.ndarray], centre: tuple[float, float], *, scale: flo
     return out
 
 
+#: the ways that draw a whole video at once (one draw of their parameters a video, or a change
+#: over its length), each as ``way(frames, rng)``; the others go frame by frame (:func:`degrade`)
+WHOLE_VIDEO: dict[str, Callable[[list[np.ndarray], np.random.Generator], list[np.ndarray]]] = {
+    "zoom": _zoomed, "roll": _rolled, "tilt": _tilted,
+    "drift": partial(_drifted, green_magenta=False), "drift_gm": partial(_drifted, green_magenta=True),
+    "sharpen": _sharpened, "vignette": _vignetted,
+}
+
+
 def _degraded(frames: list[np.ndarray], *, how: str, rng: np.random.Generator,
               ghost: float = GHOST) -> list[np.ndarray]:
-    if how == "zoom":
-        return _zoomed(frames, rng)
-    if how == "roll":
-        return _rolled(frames, rng)
-    if how == "tilt":
-        return _tilted(frames, rng)
-    if how in ("drift", "drift_gm"):
-        return _drifted(frames, rng, green_magenta=how == "drift_gm")
-    if how == "sharpen":
-        return _sharpened(frames, rng)
-    if how == "vignette":
-        return _vignetted(frames, rng)
+    if how in WHOLE_VIDEO:
+        return WHOLE_VIDEO[how](frames, rng)
     content = _content_box(frames) if how == "pillarbox" and frames else None
     mark = Watermark.sample(rng, len(frames)) if how == "watermark" else None
     return [degrade(f, i, how, rng, content=content, mark=mark, previous=frames[i - 1] if i else None, ghost=ghost)
