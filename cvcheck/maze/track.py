@@ -65,7 +65,7 @@ TRAIL_REACH = 1.5     #: lattice cells: an object this near the way followed so 
 BRIDGE_GAP = 2        #: frames missed at most between a mover's first sighting and its tracklet (see _bridged)
 BEHIND_STEP = 0.5     #: lattice cells: a mover's step back at least this long onto ...
 BEHIND_REACH = 0.35   #: ... a place this near the way of its last WAY_BACK sightings is behind it (see _ahead_first)
-WAY_BACK = 6
+WAY_BACK = 6          #: sightings before a mover's last one whose way it walked (see BEHIND_REACH)
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
