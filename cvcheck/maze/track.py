@@ -325,7 +325,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     else:
         current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
     while True:
-        current = _leave_markers(track, current, long, short)
+        current = _leave_markers(track, current, long, short, max_gap)
         current = _drop_stale_tail(current, long)
         if (twin := _twin_successor(current, long)) is not None:
             _place(track, current)
@@ -458,13 +458,30 @@ def _still(tr: Tracklet) -> bool:
     return max(max(rows) - min(rows), max(cols) - min(cols)) < STATIC_SPAN
 
 
+def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int) -> bool:
+    """Whether ``tr`` never moved, was gone before ``followed`` was last seen, and nothing goes
+    on from it (no tracklet of ``pool`` begins near where it ended within ``max_gap`` frames,
+    as the track's next piece would): a piece of the trail flickering into the agent's colour
+    for a frame or two beside the agent at rest, not the agent leaving a copy of itself behind.
+    Else the track went on with the piece and ended with it, 36 frames before the video did,
+    the dot gliding to rest on the goal (mazeworld 65065 v00038: "does not stay"). An agent
+    seen twice in one place as it leaves the start marker and then further on is one (71071
+    v00153 vignetted, shaken and crushed)."""
+    if not _still(tr) or tr.end >= followed.end:
+        return False
+    last = tr.last()
+    return not any(tr.end < o.start <= tr.end + max_gap + 1
+                   and float(np.hypot(*(o.first() - last))) <= GATE_BASE + GATE_PER_FRAME * (o.start - tr.end - 1)
+                   for o in pool if o is not followed)
+
+
 def _static(tr: Tracklet) -> bool:
     """Still, and seen in three frames or more (a marker)."""
     return len(tr.frames) >= 3 and _still(tr)
 
 
 def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
-                   short: Sequence[Tracklet]) -> Tracklet:
+                   short: Sequence[Tracklet], max_gap: int) -> Tracklet:
     """When the followed object stops for good and a moving object splits off from it (the
     agent leaving a copy of itself - the start marker - behind), follow the mover. One first
     seen in the same frame as the followed object counts when it moves on: an agent that
@@ -477,7 +494,7 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
         movers = []
         for tr in [*pool, *_bridged(pool, short, current)]:
             if tr is current or not (current.start <= tr.start <= current.end) \
-                    or tr.start == current.start and _still(tr):
+                    or tr.start == current.start and _still(tr) or _flicker(tr, current, pool, max_gap):
                 continue
             # the followed object while the mover exists (the agent may come back over it later),
             # over at least SPLIT_WATCH frames (a slow agent looks still over a few)

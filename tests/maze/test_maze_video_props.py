@@ -170,6 +170,35 @@ def test_tracker_follows_the_agent_round_a_corner_not_its_trail_piece_behind_it(
     assert np.allclose(track.pos[len(down):, 1], [b.col for b in left])
 
 
+def test_tracker_stays_with_the_agent_at_rest_not_a_trail_piece_flickering_beside_it() -> None:
+    # a dot drawing a trail glides into the goal cell and comes to rest on its centre; as it
+    # slows, a piece of its trail 1.6 cells back flickers into the agent's colour for two frames.
+    # The piece was taken as the agent leaving a copy of itself behind, and the track ended with
+    # it, 36 frames before the video did ("does not stay": mazeworld 65065 v00038)
+    cols = [4.73 - 0.16 * t for t in range(20)] + [1.91, 1.85, 1.79, 1.74, 1.7, 1.66, 1.63, 1.6, 1.58] + [1.56] * 30
+    agent = [Blob(5.49, c, 0.008) for c in cols]
+    frames = [[b] for b in agent]
+    frames[22].append(Blob(4.88, 3.31, 0.004))
+    frames[23].append(Blob(5.18, 2.94, 0.004))
+    track = build_track(frames, start=(3.5, 3.5), max_gap=12)
+    assert np.allclose(track.pos[:, 1], cols) and track.pieces == [(0, len(cols) - 1)]
+    assert track.markers_left == 0
+
+
+def test_tracker_follows_an_agent_seen_twice_in_one_place_as_it_leaves_the_marker() -> None:
+    # the start marker stays; the agent leaving it is seen in two frames about one place, missed
+    # a frame, then seen on 1.5 cells further: it left the marker, though it looked still at
+    # first (mazeworld 71071 v00153 vignetted, shaken and crushed)
+    marker = Blob(13.55, 9.58, 0.02)
+    frames: list[list[Blob]] = [[marker] for _ in range(5)]
+    frames += [[marker, Blob(13.63, 7.95, 0.02)], [marker, Blob(14.22, 7.51, 0.02)], [marker]]
+    walk = [(15.67 - 0.7 * t, 6.99 - 0.3 * t) for t in range(8)]
+    frames += [[marker, Blob(r, c, 0.02)] for r, c in walk]
+    track = build_track(frames, start=(13.5, 9.5), max_gap=12)
+    assert np.allclose(track.pos[8:], walk) and np.allclose(track.pos[5:7], [(13.63, 7.95), (14.22, 7.51)])
+    assert track.markers_left == 1
+
+
 def test_tracker_follows_an_agent_first_seen_apart_from_the_start_marker_it_left() -> None:
     # a 2-fps strip: the agent sits on the start marker in frame 0 but is not seen there (too
     # pale), and in frame 1 it is already a cell away; the marker stays. The two are first seen
