@@ -3,12 +3,13 @@
 Detections (agent-coloured blobs per frame) are linked frame to frame into
 *tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame; an object at
 rest - ``REST_SIGHTINGS`` sightings in one place - only ``STATIC_SPAN``; a mover's step back
-onto the way it just walked only after a blob ahead of it: a trail piece left behind). A still
-object that flickers (a look-alike on a wall junction, seen in some frames only) keeps
-its tracklet: seen again where it stood within ``REVIVE_FRAMES`` frames, it continues
-it, so that the agent passing by is not linked onto it. A blob that is a still object and
-a moving one as one (the agent back over the start marker it left) continues the mover,
-and when the two come apart the still one takes the blob where it stood first. The
+onto the way it just walked only after a blob ahead of it: a trail piece left behind; a still
+object's jump beyond ``STATIC_SPAN`` only onto a blob no mover reaches). A still object that
+flickers (a look-alike on a wall junction, seen in some frames only) keeps its tracklet:
+seen again where it stood within ``REVIVE_FRAMES`` frames, it continues it, so that the
+agent passing by is not linked onto it. A blob that is a still object and a moving one as
+one (the agent back over the start marker it left) continues the mover, and when the two
+come apart the still one takes the blob where it stood first. The
 agent's track is then chained from tracklets that never coexist:
 
 1. it starts with the tracklet nearest the start cell (of those beginning within

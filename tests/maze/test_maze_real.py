@@ -255,6 +255,8 @@ def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed
                                             # dropped the floor to the trail's, which then took the track
     (65065, 136, "mazeplot", "wall_pass"),  # frames 0-13 read one corridor closed (blocked); frame 14 opened it,
                                             # and the wall the star was gliding through under it: a pass
+    (65065, 38, "vmeval", "trail"),         # the dot's trail flickered beside it as it came to rest on the goal:
+                                            # taken for the agent leaving a marker, "does not stay"
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by
@@ -461,6 +463,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # its faint cell grid wiped, read as a plot's frame around a 3x2 maze: the maze file's 3x3 grid
     # was placed over the 3x2 (wall IoU 0.75, "maze changed")
     (71071, 62, "mazeplot", "walls_minor", "vignette:141+shake:142+crushed:143", True),
+    # drifted, zoomed and watermarked: a 1-fps strip whose look-alike beside the goal, missing as
+    # the dot arrived, took the dot's blob: "never reaches the goal"
+    (72072, 104, "vmeval", "valid", "drift:161+zoom:162+watermark:163", False),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,
