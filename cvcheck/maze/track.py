@@ -72,7 +72,24 @@ WAY_BACK = 6          #: sightings before a mover's last one whose way it walked
 @dataclass(eq=False)  # an object followed through the video: compared by identity
 class Tracklet:
     frames: list[int] = field(default_factory=list)
-    blobs: list[Blob] = field(default_factory=list)
+    blobs: list[Blob] = field(default_factory=list)  #: (only ever appended to: see span)
+    # (sightings folded in, least and greatest row and column, whether all were finite)
+    _extent: tuple[int, float, float, float, float, bool] = field(
+        init=False, repr=False, default=(0, math.inf, -math.inf, math.inf, -math.inf, True))
+
+    def span(self) -> float:
+        """The larger of its sightings' row and column ranges (lattice cells; NaN where one is
+        not finite), kept up to date as sightings are appended: a tracklet is asked whether it is
+        still in every frame, so its whole length is not gone over each time."""
+        n, r0, r1, c0, c1, finite = self._extent
+        if n > len(self.blobs):  # (not appended to: read again)
+            n, r0, r1, c0, c1, finite = 0, math.inf, -math.inf, math.inf, -math.inf, True
+        if n < len(self.blobs):
+            rows, cols = [b.row for b in self.blobs[n:]], [b.col for b in self.blobs[n:]]
+            finite = finite and all(map(math.isfinite, rows + cols))
+            r0, r1, c0, c1 = min(r0, *rows), max(r1, *rows), min(c0, *cols), max(c1, *cols)
+            self._extent = (len(self.blobs), r0, r1, c0, c1, finite)
+        return max(r1 - r0, c1 - c0) if finite else math.nan
 
     @property
     def start(self) -> int:
@@ -241,16 +258,12 @@ def _still_ones_last(pairs: list[tuple[float, int, int, float, float]], candidat
     agent's last one, took the agent's blob, and the track ended a cell short (mazeworld
     72072 v00104 drifted, zoomed and watermarked: "never reaches the goal"). An object at rest
     long enough (REST_SIGHTINGS) reaches only STATIC_SPAN anyway."""
-    movers = {b for _, a, b, _, _ in pairs if a < n_active and not _still(candidates[a])}
-    if not movers:
-        return pairs
     span2 = STATIC_SPAN * STATIC_SPAN
-
-    def leaving(q: tuple[float, int, int, float, float]) -> bool:
-        s, a, b, _, _ = q
-        return a < n_active and b in movers and s > span2 and _static(candidates[a])
-
-    return sorted(pairs, key=leaving)  # (stable)
+    leaving = {(a, b) for s, a, b, _, _ in pairs if a < n_active and s > span2 and _static(candidates[a])}
+    if leaving:
+        movers = {b for _, a, b, _, _ in pairs if a < n_active and not _still(candidates[a])}
+        leaving = {(a, b) for a, b in leaving if b in movers}
+    return sorted(pairs, key=lambda q: (q[1], q[2]) in leaving) if leaving else pairs  # (stable)
 
 
 def _revived_first(pairs: list[tuple[float, int, int, float, float]],
@@ -472,13 +485,9 @@ def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:
 
 
 def _still(tr: Tracklet) -> bool:
-    """Seen in two frames or more, always within STATIC_SPAN of one place."""
-    if len(tr.blobs) < 2:
-        return False
-    rows, cols = [b.row for b in tr.blobs], [b.col for b in tr.blobs]
-    if not all(map(math.isfinite, rows + cols)):  # NaN or inf: as np.ptp has it
-        return float(np.ptp(np.array([rows, cols]), axis=1).max()) < STATIC_SPAN
-    return max(max(rows) - min(rows), max(cols) - min(cols)) < STATIC_SPAN
+    """Seen in two frames or more, always within STATIC_SPAN of one place (never where a
+    sighting is not finite)."""
+    return len(tr.blobs) >= 2 and tr.span() < STATIC_SPAN
 
 
 def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int) -> bool:
@@ -578,8 +587,11 @@ def _rested(tr: Tracklet, frame: int) -> bool:
     """Whether ``tr`` was at rest by ``frame``: its last REST_SIGHTINGS sightings up to then
     (as many at least) within STATIC_SPAN of one place."""
     n = bisect_left(tr.frames, frame + 1)
-    return n >= REST_SIGHTINGS and _still(Tracklet(frames=tr.frames[n - REST_SIGHTINGS:n],
-                                                   blobs=tr.blobs[n - REST_SIGHTINGS:n]))
+    if n < REST_SIGHTINGS:
+        return False
+    last = tr.blobs[n - REST_SIGHTINGS:n]
+    rows, cols = [b.row for b in last], [b.col for b in last]
+    return all(map(math.isfinite, rows + cols)) and max(max(rows) - min(rows), max(cols) - min(cols)) < STATIC_SPAN
 
 
 def _reach(tr: Tracklet) -> float:
