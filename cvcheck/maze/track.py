@@ -85,9 +85,8 @@ class Tracklet:
         if n > len(self.blobs):  # (not appended to: read again)
             n, r0, r1, c0, c1, finite = 0, math.inf, -math.inf, math.inf, -math.inf, True
         if n < len(self.blobs):
-            rows, cols = [b.row for b in self.blobs[n:]], [b.col for b in self.blobs[n:]]
-            finite = finite and all(map(math.isfinite, rows + cols))
-            r0, r1, c0, c1 = min(r0, *rows), max(r1, *rows), min(c0, *cols), max(c1, *cols)
+            b0, b1, d0, d1, new_finite = _bounds(self.blobs[n:])
+            r0, r1, c0, c1, finite = min(r0, b0), max(r1, b1), min(c0, d0), max(c1, d1), finite and new_finite
             self._extent = (len(self.blobs), r0, r1, c0, c1, finite)
         return max(r1 - r0, c1 - c0) if finite else math.nan
 
@@ -104,6 +103,13 @@ class Tracklet:
 
     def last(self) -> np.ndarray:
         return np.array([self.blobs[-1].row, self.blobs[-1].col])
+
+
+def _bounds(blobs: Sequence[Blob]) -> tuple[float, float, float, float, bool]:
+    """The least and greatest row and column of ``blobs`` (one at least), and whether every
+    one of them is finite (else the bounds mean nothing)."""
+    rows, cols = [b.row for b in blobs], [b.col for b in blobs]
+    return min(rows), max(rows), min(cols), max(cols), all(map(math.isfinite, rows + cols))
 
 
 @dataclass
@@ -589,9 +595,8 @@ def _rested(tr: Tracklet, frame: int) -> bool:
     n = bisect_left(tr.frames, frame + 1)
     if n < REST_SIGHTINGS:
         return False
-    last = tr.blobs[n - REST_SIGHTINGS:n]
-    rows, cols = [b.row for b in last], [b.col for b in last]
-    return all(map(math.isfinite, rows + cols)) and max(max(rows) - min(rows), max(cols) - min(cols)) < STATIC_SPAN
+    r0, r1, c0, c1, finite = _bounds(tr.blobs[n - REST_SIGHTINGS:n])
+    return finite and max(r1 - r0, c1 - c0) < STATIC_SPAN
 
 
 def _reach(tr: Tracklet) -> float:
