@@ -497,15 +497,17 @@ def _still(tr: Tracklet) -> bool:
 
 
 def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int) -> bool:
-    """Whether ``tr`` never moved, was gone before ``followed`` was last seen, and nothing goes
-    on from it (no tracklet of ``pool`` begins near where it ended within ``max_gap`` frames,
-    as the track's next piece would): a piece of the trail flickering into the agent's colour
-    for a frame or two beside the agent at rest, not the agent leaving a copy of itself behind.
-    Else the track went on with the piece and ended with it, 36 frames before the video did,
-    the dot gliding to rest on the goal (mazeworld 65065 v00038: "does not stay"). An agent
-    seen twice in one place as it leaves the start marker and then further on is one (71071
-    v00153 vignetted, shaken and crushed)."""
-    if not _still(tr) or tr.end >= followed.end:
+    """Whether ``tr`` never moved, was gone before ``followed`` - which moved, so drew any
+    trail there is - was last seen, and nothing goes on from it (no tracklet of ``pool``
+    begins near where it ended within ``max_gap`` frames, as the track's next piece would): a
+    piece of the trail flickering into the agent's colour for a frame or two beside the agent
+    at rest, not the agent leaving a copy of itself behind. Else the track went on with the
+    piece and ended with it, 36 frames before the video did, the dot gliding to rest on the
+    goal (mazeworld 65065 v00038: "does not stay"). What comes apart from a marker that never
+    moved is the agent leaving it: one seen twice about one place, then further on (71071
+    v00153 vignetted, shaken and crushed), or one that steps out through the border and is
+    not seen for most of the video (tests/maze/test_maze_unplanned.py: the crossing was lost)."""
+    if not _still(tr) or tr.end >= followed.end or _still(followed):
         return False
     last = tr.last()
     return not any(tr.end < o.start <= tr.end + max_gap + 1
