@@ -380,7 +380,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
         def dist(tr: Tracklet, last: np.ndarray = last) -> float:  # this iteration's `last`, bound explicitly (B023)
             return float(np.hypot(*(tr.first() - last)))
 
-        near = [tr for tr in soon if dist(tr) <= GATE_BASE + GATE_PER_FRAME * (tr.start - current.end - 1)]
+        near = [tr for tr in soon if _in_gate(current, tr)]
         if all(_still(tr) for tr in near) and \
                 (split := _split_successor(current, long, _way(track, current))) is not None and \
                 (not near or _moves_on_through(split, near)):
@@ -509,10 +509,13 @@ def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: in
     not seen for most of the video (tests/maze/test_maze_unplanned.py: the crossing was lost)."""
     if not _still(tr) or tr.end >= followed.end or _still(followed):
         return False
-    last = tr.last()
-    return not any(tr.end < o.start <= tr.end + max_gap + 1
-                   and float(np.hypot(*(o.first() - last))) <= GATE_BASE + GATE_PER_FRAME * (o.start - tr.end - 1)
-                   for o in pool if o is not followed)
+    return not any(tr.end < o.start <= tr.end + max_gap + 1 and _in_gate(tr, o) for o in pool if o is not followed)
+
+
+def _in_gate(prev: Tracklet, nxt: Tracklet) -> bool:
+    """Whether ``nxt`` (beginning after ``prev`` ends) begins near where ``prev`` ended: within
+    GATE_BASE lattice cells, plus GATE_PER_FRAME for each frame missed between them."""
+    return float(np.hypot(*(nxt.first() - prev.last()))) <= GATE_BASE + GATE_PER_FRAME * (nxt.start - prev.end - 1)
 
 
 def _static(tr: Tracklet) -> bool:
