@@ -41,6 +41,7 @@ import numpy as np
 from ..config import MediaConfig
 from ..errors import InputError, MediaError
 from ..vision.arrays import as_rgb
+from ..vision.dither import is_posterized, smooth_dither
 from ..vision.yuv import Frame, YuvFrame, YuvMatrix
 from .image import check_size
 
@@ -274,6 +275,9 @@ class FrameReader(Generic[FrameT]):
         # one colour converter for the whole stream: a frame's own (``to_ndarray(format=...)``)
         # sets up a new swscale context for every frame, which costs as much as decoding it
         self._to_rgb: Any = None
+        #: whether the frames are dithered on a coarse palette and smoothed (decided on the first
+        #: frame decoded to RGB that is not flat: :func:`~cvcheck.vision.dither.is_posterized`)
+        self.undithered: bool | None = None if self._cfg.undither == "auto" else False
         if isinstance(source, (str, os.PathLike)):
             p = _check_file(source, self._cfg)
             self.name = str(p)
@@ -430,7 +434,10 @@ class FrameReader(Generic[FrameT]):
             from av.video.reformatter import VideoReformatter
 
             self._to_rgb = VideoReformatter()
-        return self._to_rgb.reformat(frame, format="rgb24").to_ndarray()
+        rgb = self._to_rgb.reformat(frame, format="rgb24").to_ndarray()
+        if self.undithered is None and frame.format.name not in _YUV420:  # (YUV video is never posterized)
+            self.undithered = is_posterized(rgb)
+        return smooth_dither(rgb) if self.undithered else rgb
 
     def _stop(self, reason: str) -> None:
         self.truncated = True
@@ -442,13 +449,17 @@ class FrameReader(Generic[FrameT]):
                 "error": self.error, "stride": self.stride, "fps": self.info.fps if self.info else None,
                 "max_frames_reached": self.max_frames_reached, "max_frames": self.max_frames,
                 "frames_expected": self.info.frames if self.info else None,
-                "frames_expected_exact": bool(self.info and self.info.frames_exact)}
+                "frames_expected_exact": bool(self.info and self.info.frames_exact),
+                "undithered": bool(self.undithered)}
 
     def notes(self) -> list[str]:
         """Human-readable notes about the read (a truncation, a cut at ``max_frames``)."""
         out = []
         if self.truncated:
             out.append(f"video truncated/corrupt: read {self.frames_read} frame(s) ({self.error})")
+        if self.undithered:
+            out.append("the frames are dithered on a coarse palette (a GIF written without a palette of its "
+                       "own): each was smoothed before grading (media.undither=off reads them as they are)")
         if self.max_frames_reached:
             out.append(f"only the first {self.max_frames} frames were read (media.max_frames); "
                        "the video goes on")
