@@ -20,6 +20,11 @@ Formats (each from the answer's decoded RGB frames, at its own frame rate):
 * ``av1``: AV1 (SVT-AV1, preset 8), yuv420p, CRF 40, in MP4 (decoded by dav1d);
 * ``gif``: an animated GIF, each frame on its own 256-colour palette (median cut) with
   Floyd-Steinberg dithering, as Pillow (and imageio through it) writes GIFs.
+* ``gif332``: an animated GIF on the fixed 3-3-2 palette (``bgr8``: 8 levels of red and green,
+  4 of blue) with FFmpeg's ordered dither, as a plain ``ffmpeg -i answer.mp4 answer.gif`` writes
+  it (no palette of its own; the frames go through 4:2:0 first, as a decoded H.264 video does:
+  FFmpeg dithers on that path only): grey lines become bluish and yellowish patterns, the paper
+  speckled.
 
 Every encoder runs on one thread and the muxer writes no random IDs or dates, so a corpus
 copies to the same bytes on every run.
@@ -49,6 +54,7 @@ class Format:
     codec: str = ""
     pix_fmt: str = ""
     options: tuple[tuple[str, str], ...] = ()
+    via: str = ""  #: the pixel format the frames are handed to the encoder in ("": RGB)
 
 
 FORMATS = {
@@ -58,12 +64,13 @@ FORMATS = {
     "yuv444": Format(".mp4", "libx264", "yuv444p", (("crf", "28"), ("x264-params", "mbtree=0"))),
     "av1": Format(".mp4", "libsvtav1", "yuv420p", (("crf", "40"), ("preset", "8"), ("svtav1-params", "lp=1"))),
     "gif": Format(".gif"),
+    "gif332": Format(".gif", "gif", "bgr8", via="yuv420p"),  # (FFmpeg's dither is that of its YUV to RGB path)
 }
 
 
 def write(frames: list[np.ndarray], rate: Fraction, path: Path, fmt: Format) -> None:
     """Encode RGB ``frames`` to ``path`` in ``fmt``."""
-    if fmt.suffix == ".gif":
+    if not fmt.codec:  # (Pillow's GIF)
         _write_gif(frames, rate, path)
         return
     import av
@@ -77,6 +84,8 @@ def write(frames: list[np.ndarray], rate: Fraction, path: Path, fmt: Format) -> 
         stream.codec_context.thread_type = "NONE"
         for n, rgb in enumerate(frames):
             picture = av.VideoFrame.from_ndarray(np.ascontiguousarray(rgb), format="rgb24")
+            if fmt.via:
+                picture = picture.reformat(format=fmt.via)
             picture.pts, picture.time_base = n, 1 / rate
             for packet in stream.encode(picture):
                 container.mux(packet)

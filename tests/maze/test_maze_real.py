@@ -481,6 +481,12 @@ def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path
     (81818, 25, "mazeplot", "trail", "hevc10"),    # 10-bit HEVC (no YUV fast path): thin lines, a trophy
     (81818, 3, "mmgr", "overshoot", "yuv444"),     # H.264 4:4:4: full-resolution chroma
     (81818, 93, "mazeplot", "reach_leave", "gif"),  # an animated GIF: a dithered 256-colour palette a frame
+    # a GIF with no palette of its own (a plain `ffmpeg -i answer.mp4 answer.gif`): 3-3-2 levels,
+    # ordered dither - grey lines turned bluish and yellowish patterns, read smoothed (media.undither)
+    (73073, 52, "mazeplot", "valid", "gif332"),     # ... read as they are: no maze found
+    (73073, 57, "mazeplot", "teleport", "gif332"),  # ... read as they are: the jump not seen, a pass
+    (73073, 26, "vmeval", "valid", "gif332"),       # ... read as they are: the layout "changed"
+    (73073, 78, "mmgr", "valid", "gif332"),         # ... read as they are: a wall "crossed"
 ])
 def test_held_out_videos_in_other_file_formats_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, fmt: str) -> None:
