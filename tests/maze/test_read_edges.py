@@ -1062,3 +1062,15 @@ def test_a_maze_in_a_wider_plot_frame_is_never_re_located_onto_the_frame() -> No
     assert near is not None
     placed = [analyser.place.box for _ in analyser.place._located(frame, near)]
     assert placed and all(box is not None and abs((box[3] - box[1]) - 120) <= 4 for box in placed), placed
+
+
+def test_a_place_whose_border_bands_measure_nothing_is_passed_over_not_a_crash() -> None:
+    # a 3-3-2 GIF's frame smoothed one way per channel (74074 v00147, frame 11) offered a box
+    # around a flag whose border bands measured (0, 0, 1, 0) px: 0-px walls, then a division by 0
+    from cvcheck.errors import InputError
+    from cvcheck.maze.read.grid import estimate_grid
+
+    dark = np.zeros((100, 100), np.float32)
+    dark[20:80:10, 20:80] = dark[20:80, 20:80:10] = 1.0
+    with pytest.raises(InputError, match="no border lines"):
+        estimate_grid(dark, (20.0, 20.0, 80.0, 80.0), (0.0, 0.0, 1.0, 0.0))

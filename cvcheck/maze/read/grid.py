@@ -186,6 +186,8 @@ def estimate_grid(dark: np.ndarray, box: Box, borders: tuple[float, ...],
     r = x1 - 1 + half_x if br > cap_x or r + br / 2 >= w - 2 else r
     if grid is not None:
         return GridEstimate([(grid, 1.0)], thickness, (t, l, b, r), (np.zeros(0), np.zeros(0)))
+    if min(thickness) <= 0:  # (border bands measured 0 px wide: no border, nothing to count cells by)
+        raise InputError("no border lines around the place")
     # Where ink starts and stops: on the lines' edges (thin walls) or the lattice's unit
     # boundaries (thick walls), both within half a wall of a cell boundary.
     edges_y = (np.diff(ink.astype(np.int8), axis=0) != 0).sum(axis=1)   # between rows i and i+1
