@@ -16,6 +16,7 @@ import numpy as np
 
 from ..config import MazeConfig
 from ..schema import Gate, Result, Status, unparseable_result
+from ..vision.dither import UNDITHERED_NOTE
 from .image import MazeImageAnalysis
 from .lattice import MazeSpec, describe_lattice_cell, lattice_to_cell, walk_order
 from .metrics import PathMatch, crossing_details
@@ -156,6 +157,8 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
         notes.append(f"video truncated/corrupt: analysed {a.frames} frame(s) ({a.read.get('error')})")
     if a.read.get("max_frames_reached"):
         notes.append(f"only the first {a.read.get('max_frames')} frames were read (media.max_frames); it goes on")
+    if a.read.get("undithered"):
+        notes.append(UNDITHERED_NOTE)
     if not checks["layout_match"]:
         worst = int(np.argmin(a.ious))
         notes.append(f"layout: min wall IoU {a.ious.min():.3f} at frame {worst} (needs > {cfg.layout_iou_min})")

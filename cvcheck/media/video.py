@@ -41,7 +41,7 @@ import numpy as np
 from ..config import MediaConfig
 from ..errors import InputError, MediaError
 from ..vision.arrays import as_rgb
-from ..vision.dither import is_posterized, smooth_dither
+from ..vision.dither import UNDITHERED_NOTE, is_posterized, smooth_dither
 from ..vision.yuv import Frame, YuvFrame, YuvMatrix
 from .image import check_size
 
@@ -458,8 +458,7 @@ class FrameReader(Generic[FrameT]):
         if self.truncated:
             out.append(f"video truncated/corrupt: read {self.frames_read} frame(s) ({self.error})")
         if self.undithered:
-            out.append("the frames are dithered on a coarse palette (a GIF written without a palette of its "
-                       "own): each was smoothed before grading (media.undither=off reads them as they are)")
+            out.append(UNDITHERED_NOTE)
         if self.max_frames_reached:
             out.append(f"only the first {self.max_frames} frames were read (media.max_frames); "
                        "the video goes on")

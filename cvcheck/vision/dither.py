@@ -23,8 +23,15 @@ import numpy as np
 
 MAX_LEVELS = 8        #: a frame is posterized when each of its channels takes at most this many values
 MIN_LEVELS = 2        #: ... and one of them more than this (a flat frame says nothing)
-DITHER_SIGMA = 0.8    #: Gaussian smoothing (px) of a posterized frame: the dither's 2-4 px pattern, not a wall
+LUMA_SIGMA = 0.8      #: Gaussian smoothing (px) of a posterized frame's brightness: the dither's finest
+                      #: pattern, not a 1-px wall line
+CHROMA_SIGMA = 1.6    #: ... and of its colour, where the dither's coarser pattern (an 8x8 matrix, blue in
+                      #: steps of 85) puts its tint
 SAMPLE_ROW_STEP = 3   #: rows looked at when counting a frame's levels
+
+#: what a result says of frames read smoothed
+UNDITHERED_NOTE = ("the frames are dithered on a coarse palette (a GIF written without a palette of its own): "
+                   "each was smoothed before grading (media.undither=off reads them as they are)")
 
 
 def channel_levels(rgb: np.ndarray) -> tuple[int, ...]:
@@ -44,11 +51,21 @@ def is_posterized(rgb: np.ndarray) -> bool | None:
     return max(levels) <= MAX_LEVELS
 
 
-def smooth_dither(rgb: np.ndarray, *, sigma: float = DITHER_SIGMA) -> np.ndarray:
-    """The frame with its dither averaged away (a Gaussian of ``sigma`` px, a new array)."""
-    if sigma <= 0:
-        raise ValueError(f"sigma must be > 0, got {sigma}")
-    return cv2.GaussianBlur(rgb, (0, 0), sigma)
+def smooth_dither(rgb: np.ndarray, *, luma_sigma: float = LUMA_SIGMA,
+                  chroma_sigma: float = CHROMA_SIGMA) -> np.ndarray:
+    """The frame with its dither averaged away (a new array): its brightness (Y of YCrCb)
+    smoothed by a Gaussian of ``luma_sigma`` px, its colour (Cr, Cb) by one of ``chroma_sigma``.
+
+    The dither's tint - what makes a grey line no longer grey - is smoothed more than the
+    brightness that draws thin lines (one Gaussian of 1 px for both misread 240p mazes of thin
+    lines; one of 0.8 px left enough of the pattern in a 720p frame for it to read as a 28x28
+    lattice: mazeworld 74074 v00026 as a 3-3-2 GIF)."""
+    if luma_sigma <= 0 or chroma_sigma <= 0:
+        raise ValueError(f"sigmas must be > 0, got {luma_sigma}, {chroma_sigma}")
+    y, cr, cb = cv2.split(cv2.cvtColor(rgb, cv2.COLOR_RGB2YCrCb))  # (planes: OpenCV filters strided views slowly)
+    planes = [cv2.GaussianBlur(y, (0, 0), luma_sigma)] + [cv2.GaussianBlur(c, (0, 0), chroma_sigma) for c in (cr, cb)]
+    return cv2.cvtColor(cv2.merge(planes), cv2.COLOR_YCrCb2RGB)
 
 
-__all__ = ["DITHER_SIGMA", "MAX_LEVELS", "channel_levels", "is_posterized", "smooth_dither"]
+__all__ = ["CHROMA_SIGMA", "LUMA_SIGMA", "MAX_LEVELS", "UNDITHERED_NOTE", "channel_levels", "is_posterized",
+           "smooth_dither"]

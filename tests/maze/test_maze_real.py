@@ -18,6 +18,7 @@ from cvcheck.maze.read import read_maze  # noqa: E402
 from cvcheck.maze.spec_io import spec_from_ascii, spec_from_dict  # noqa: E402
 from cvcheck.maze.task import grade, grade_sample  # noqa: E402
 from cvcheck.schema import Status, Unparseable  # noqa: E402
+from cvcheck.vision.dither import UNDITHERED_NOTE  # noqa: E402
 
 VIDEOS = ["valid", "stop_short", "reach_leave", "overshoot", "teleport", "wall_pass", "walls_major", "goal_moves",
           "trail"]
@@ -566,6 +567,8 @@ def _graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behavi
         retime_video(src, answer, fps)
     r = grade(answer, config=Config(), maze=tmp_path / "maze.json" if with_maze_file else None)
     assert r.status.value == "ok", r.details.get("reason")  # every case is drawn readable
+    if file_format == "gif332":  # (read smoothed, and said so)
+        assert r.details["read"]["undithered"] and UNDITHERED_NOTE in r.details["notes"]
     assert int(r.overall or 0) == labels["overall"], r.details.get("notes")
     assert r.metrics["cross_wall"] == labels["cross_wall"], r.details.get("notes")
     assert r.metrics["maze_changed"] == labels["maze_changed"], r.details.get("notes")

@@ -80,4 +80,4 @@ def test_posterized_means_few_levels_in_every_channel() -> None:
     coarse = (scene // 32 * 32).astype(np.uint8)  # 3-4 levels a channel
     assert is_posterized(coarse) is True
     with pytest.raises(ValueError):
-        smooth_dither(coarse, sigma=0)
+        smooth_dither(coarse, luma_sigma=0)
