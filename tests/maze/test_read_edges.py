@@ -1065,8 +1065,8 @@ def test_a_maze_in_a_wider_plot_frame_is_never_re_located_onto_the_frame() -> No
 
 
 def test_a_place_whose_border_bands_measure_nothing_is_passed_over_not_a_crash() -> None:
-    # a 3-3-2 GIF's frame smoothed one way per channel (74074 v00147, frame 11) offered a box
-    # around a flag whose border bands measured (0, 0, 1, 0) px: 0-px walls, then a division by 0
+    # 3-3-2 GIFs' frames (mazeworld 74074 v00114 as read, v00147 smoothed one way per channel)
+    # offered boxes whose border bands measured (0, 0, 1, 0) px: 0-px walls, then a division by 0
     from cvcheck.errors import InputError
     from cvcheck.maze.read.grid import estimate_grid
 
