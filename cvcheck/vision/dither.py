@@ -25,8 +25,8 @@ MAX_LEVELS = 8        #: a frame is posterized when each of its channels takes a
 MIN_LEVELS = 2        #: ... and one of them more than this (a flat frame says nothing)
 LUMA_SIGMA = 0.8      #: Gaussian smoothing (px) of a posterized frame's brightness: the dither's finest
                       #: pattern, not a 1-px wall line
-CHROMA_SIGMA = 1.6    #: ... and of its colour, where the dither's coarser pattern (an 8x8 matrix, blue in
-                      #: steps of 85) puts its tint
+CHROMA_SIGMA = 1.6    #: ... and of its colour, where the dither's largest steps (blue's 85 levels apart,
+                      #: red's and green's 36) put its tint
 SAMPLE_ROW_STEP = 3   #: rows looked at when counting a frame's levels
 
 #: what a result says of frames read smoothed
