@@ -435,8 +435,8 @@ class FrameReader(Generic[FrameT]):
 
             self._to_rgb = VideoReformatter()
         rgb = self._to_rgb.reformat(frame, format="rgb24").to_ndarray()
-        if self.undithered is None and frame.format.name not in _YUV420:  # (YUV video is never posterized)
-            self.undithered = is_posterized(rgb)
+        if self.undithered is None:  # (4:2:0 video is never posterized: decided on its first frame)
+            self.undithered = False if frame.format.name in _YUV420 else is_posterized(rgb)
         return smooth_dither(rgb) if self.undithered else rgb
 
     def _stop(self, reason: str) -> None:
