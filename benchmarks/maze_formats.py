@@ -20,6 +20,7 @@ Formats (each from the answer's decoded RGB frames, at its own frame rate):
 * ``av1``: AV1 (SVT-AV1, preset 8), yuv420p, CRF 40, in MP4 (decoded by dav1d);
 * ``gif``: an animated GIF, each frame on its own 256-colour palette (median cut) with
   Floyd-Steinberg dithering, as Pillow (and imageio through it) writes GIFs.
+* ``apng``: an animated PNG (lossless RGB, what ``ffmpeg -i answer.mp4 answer.apng`` writes);
 * ``gif332``: an animated GIF on the fixed 3-3-2 palette (``bgr8``: 8 levels of red and green,
   4 of blue) with FFmpeg's ordered dither, as a plain ``ffmpeg -i answer.mp4 answer.gif`` writes
   it (no palette of its own; the frames go through 4:2:0 first, as a decoded H.264 video does:
@@ -64,6 +65,7 @@ FORMATS = {
     "yuv444": Format(".mp4", "libx264", "yuv444p", (("crf", "28"), ("x264-params", "mbtree=0"))),
     "av1": Format(".mp4", "libsvtav1", "yuv420p", (("crf", "40"), ("preset", "8"), ("svtav1-params", "lp=1"))),
     "gif": Format(".gif"),
+    "apng": Format(".apng", "apng", "rgb24"),
     "gif332": Format(".gif", "gif", "bgr8", via="yuv420p"),  # (FFmpeg's dither is that of its YUV to RGB path)
 }
 

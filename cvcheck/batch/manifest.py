@@ -47,7 +47,7 @@ from ..registry import TASKS, Task, suggest
 
 PATH_FIELDS = frozenset({"answer", "reference", "references", "puzzle_image"})
 PATH_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff", ".gif", ".mp4", ".mov",
-                 ".webm", ".mkv", ".avi", ".m4v", ".json", ".txt", ".npy", ".npz")
+                 ".webm", ".mkv", ".avi", ".m4v", ".apng", ".json", ".txt", ".npy", ".npz")
 #: sample fields the report groups by; carried into every result record
 GROUP_FIELDS = ("model", "difficulty")
 MAX_PROBLEMS = 200

@@ -47,7 +47,7 @@ from .image import check_size
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
 
-VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif"})  #: read as videos
+VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif", ".apng"})  #: read as videos
 
 
 def is_video(path: str | os.PathLike) -> bool:

@@ -488,6 +488,7 @@ def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path
     (73073, 57, "mazeplot", "teleport", "gif332"),  # ... read as they are: the jump not seen, a pass
     (73073, 26, "vmeval", "valid", "gif332"),       # ... read as they are: the layout "changed"
     (73073, 78, "mmgr", "valid", "gif332"),         # ... read as they are: a wall "crossed"
+    (73073, 13, "mazeplot", "valid", "apng"),  # an animated PNG named .apng: a video (it was graded as an image)
 ])
 def test_held_out_videos_in_other_file_formats_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, fmt: str) -> None:
