@@ -5,6 +5,7 @@ On ``sys.path`` like ``batch_helpers`` (pytest puts this folder there).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,19 +42,11 @@ def write_video(path: Path, n: int, *, size: tuple[int, int] = (64, 48), codec: 
 
 def write_gif(path: Path, frames: list[np.ndarray], *, pix_fmt: str = "bgr8", fps: float = 12) -> Path:
     """``frames`` (RGB) as an animated GIF in ``pix_fmt``: ``bgr8``, the fixed 3-3-2 palette and
-    ordered dither that a plain ``ffmpeg -i in.mp4 out.gif`` writes (handed to the encoder in
-    4:2:0, as a decoded H.264 video is: FFmpeg dithers on that path)."""
+    ordered dither that a plain ``ffmpeg -i in.mp4 out.gif`` writes (``benchmarks/maze_formats.py``'s
+    ``gif332``, whose encoder this is)."""
     from fractions import Fraction
 
-    import av
+    from benchmarks.maze_formats import FORMATS, write
 
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("gif", rate=Fraction(fps).limit_denominator(1001))
-        stream.width, stream.height, stream.pix_fmt = frames[0].shape[1], frames[0].shape[0], pix_fmt
-        for frame in frames:
-            picture = av.VideoFrame.from_ndarray(frame, format="rgb24").reformat(format="yuv420p")
-            for packet in stream.encode(picture):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
+    write(frames, Fraction(fps).limit_denominator(1001), path, replace(FORMATS["gif332"], pix_fmt=pix_fmt))
     return path

@@ -244,21 +244,18 @@ def test_frames_over_the_aspect_limit_are_refused(tmp_path: Path) -> None:
 
 
 def test_an_animated_png_named_apng_is_read_as_a_video(tmp_path: Path) -> None:
-    import av
+    from fractions import Fraction
 
+    from benchmarks.maze_formats import FORMATS, write
     from cvcheck.media.video import is_video, modality_of
 
+    drawn = []
+    for i in range(6):
+        frame = np.full((48, 64, 3), 255, np.uint8)
+        frame[:, 8 * i:8 * i + 8] = (0, 200, 0)
+        drawn.append(frame)
     path = tmp_path / "answer.apng"
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("apng", rate=12)
-        stream.width, stream.height, stream.pix_fmt = 64, 48, "rgb24"
-        for i in range(6):
-            frame = np.full((48, 64, 3), 255, np.uint8)
-            frame[:, 8 * i:8 * i + 8] = (0, 200, 0)
-            for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
+    write(drawn, Fraction(12), path, FORMATS["apng"])
     assert is_video(path) and modality_of({"answer": str(path)}) == "video"
     reader = iter_frames(path)
     frames = list(reader)
