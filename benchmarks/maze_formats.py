@@ -21,6 +21,10 @@ Formats (each from the answer's decoded RGB frames, at its own frame rate):
 * ``gif``: an animated GIF, each frame on its own 256-colour palette (median cut) with
   Floyd-Steinberg dithering, as Pillow (and imageio through it) writes GIFs.
 * ``apng``: an animated PNG (lossless RGB, what ``ffmpeg -i answer.mp4 answer.apng`` writes);
+* ``apng-png``: the same named ``.png`` (``ffmpeg -i answer.mp4 -f apng answer.png``, or
+  Pillow's ``save(..., save_all=True)``);
+* ``webp``: an animated WebP, lossy at quality 75 from 4:2:0 frames, as a plain
+  ``ffmpeg -i answer.mp4 answer.webp`` writes it (libwebp).
 * ``gif332``: an animated GIF on the fixed 3-3-2 palette (``bgr8``: 8 levels of red and green,
   4 of blue) with FFmpeg's ordered dither, as a plain ``ffmpeg -i answer.mp4 answer.gif`` writes
   it (no palette of its own; the frames go through 4:2:0 first, as a decoded H.264 video does:
@@ -56,6 +60,7 @@ class Format:
     pix_fmt: str = ""
     options: tuple[tuple[str, str], ...] = ()
     via: str = ""  #: the pixel format the frames are handed to the encoder in ("": RGB)
+    container: str = ""  #: the muxer ("": FFmpeg's for the suffix)
 
 
 FORMATS = {
@@ -66,6 +71,8 @@ FORMATS = {
     "av1": Format(".mp4", "libsvtav1", "yuv420p", (("crf", "40"), ("preset", "8"), ("svtav1-params", "lp=1"))),
     "gif": Format(".gif"),
     "apng": Format(".apng", "apng", "rgb24"),
+    "apng-png": Format(".png", "apng", "rgb24", container="apng"),
+    "webp": Format(".webp", "libwebp_anim", "yuv420p", (("quality", "75"), ("loop", "0"))),
     "gif332": Format(".gif", "gif", "bgr8", via="yuv420p"),  # (FFmpeg's dither is that of its YUV to RGB path)
 }
 
@@ -78,7 +85,8 @@ def write(frames: list[np.ndarray], rate: Fraction, path: Path, fmt: Format) -> 
     import av
 
     os.environ.setdefault("SVT_LOG", "1")  # (SVT-AV1 prints its configuration to stderr: errors only)
-    with av.open(str(path), mode="w", container_options={"fflags": "+bitexact"}) as container:
+    with av.open(str(path), mode="w", format=fmt.container or None,
+                 container_options={"fflags": "+bitexact"}) as container:
         stream = container.add_stream(fmt.codec, rate=rate, options=dict(fmt.options))
         stream.height, stream.width = frames[0].shape[:2]
         stream.pix_fmt = fmt.pix_fmt

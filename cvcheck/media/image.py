@@ -82,7 +82,7 @@ def load_image(source: ImageSource, *, config: MediaConfig | None = None) -> np.
         raise MediaError(f"cannot decode image {label}: {detail} (corrupt or truncated?)") from exc
     if buffer is None:
         try:
-            return _pil_to_rgb(img)
+            return pil_to_rgb(img)
         finally:
             img.close()
     alpha = img.mode == "RGBA"
@@ -200,7 +200,8 @@ def _pack_rgb(buf: np.ndarray, *, alpha: bool) -> np.ndarray:
     return buf.reshape(h, w, 3)
 
 
-def _pil_to_rgb(img: Image.Image) -> np.ndarray:
+def pil_to_rgb(img: Image.Image) -> np.ndarray:
+    """A Pillow image (its current frame) as RGB ``uint8`` (H, W, 3): alpha over white, 16-bit scaled to 8."""
     width, height = img.size
     mode = img.mode
     out = np.empty((height, width, 3), np.uint8)

@@ -43,16 +43,20 @@ from ..errors import InputError, MediaError
 from ..vision.arrays import as_rgb
 from ..vision.dither import UNDITHERED_NOTE, is_posterized, smooth_dither
 from ..vision.yuv import Frame, YuvFrame, YuvMatrix
+from .animated import WebpAnimation, animation_format
 from .image import check_size
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
 
 VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif", ".apng"})  #: read as videos
+ANIMATED_SUFFIXES = frozenset({".png", ".webp"})  #: videos when animated (by their headers), else images
 
 
 def is_video(path: str | os.PathLike) -> bool:
-    """Whether a path names a video (by its suffix; nothing is opened)."""
-    return Path(path).suffix.lower() in VIDEO_SUFFIXES
+    """Whether a path names a video: by its suffix, and a ``.png`` or ``.webp`` by its header
+    (an animated one is a video: :func:`~cvcheck.media.animated.animation_format`)."""
+    suffix = Path(path).suffix.lower()
+    return suffix in VIDEO_SUFFIXES or (suffix in ANIMATED_SUFFIXES and animation_format(path) is not None)
 
 
 def modality_of(sample: Mapping[str, Any]) -> str:
@@ -202,6 +206,11 @@ _MP4_BOXES = frozenset({b"ftyp", b"moov", b"mdat", b"free", b"skip", b"wide", b"
                         b"moof", b"meta"})
 
 
+def _webp_info(anim: WebpAnimation) -> VideoInfo:
+    return VideoInfo(frames=anim.frames, fps=anim.fps, width=anim.width, height=anim.height,
+                     duration=anim.duration, codec="webp", frames_exact=True)
+
+
 def probe(path: str | os.PathLike, *, config: MediaConfig | None = None) -> VideoInfo:
     """Frame count, fps, size and duration of a video file, without decoding it.
 
@@ -211,6 +220,8 @@ def probe(path: str | os.PathLike, *, config: MediaConfig | None = None) -> Vide
         Missing, empty, oversized or unreadable files, files with no video stream.
     """
     p = _check_file(path, config or MediaConfig())
+    if animation_format(p, min_frames=0) == "webp":
+        return _webp_info(WebpAnimation.from_path(p))
     container = _open(p)
     try:
         return _info(container, p)
@@ -272,15 +283,23 @@ class FrameReader(Generic[FrameT]):
         self.name = "<frames>"
         self._started = False
         self._container = None
+        self._images: Generator[np.ndarray, None, None] | None = None  # an animated WebP's frames, being read
         # one colour converter for the whole stream: a frame's own (``to_ndarray(format=...)``)
         # sets up a new swscale context for every frame, which costs as much as decoding it
         self._to_rgb: Any = None
         #: whether the frames are dithered on a coarse palette and smoothed (decided on the first
         #: frame decoded to RGB that is not flat: :func:`~cvcheck.vision.dither.is_posterized`)
         self.undithered: bool | None = None if self._cfg.undither == "auto" else False
+        self._frames: Iterator[Frame]
         if isinstance(source, (str, os.PathLike)):
             p = _check_file(source, self._cfg)
             self.name = str(p)
+            if animation_format(p, min_frames=0) == "webp":  # FFmpeg does not decode animated WebP
+                webp = WebpAnimation.from_path(p)
+                self.info = _webp_info(webp)
+                check_size(webp.width, webp.height, 3, self._cfg, f"video {p}: each frame")
+                self._frames = self._decode_webp(webp)
+                return
             self._container = _open(p)
             try:
                 self.info = _info(self._container, p)
@@ -292,7 +311,7 @@ class FrameReader(Generic[FrameT]):
             except MediaError:
                 self._container.close()
                 raise
-            self._frames: Iterator[Frame] = self._decode()
+            self._frames = self._decode()
         elif isinstance(source, np.ndarray) and source.ndim == 4:
             self._frames = self._arrays(iter(source))
         elif isinstance(source, np.ndarray) or isinstance(source, (bytes, bytearray)):
@@ -316,6 +335,9 @@ class FrameReader(Generic[FrameT]):
         if self._container is not None:
             self._container.close()
             self._container = None
+        if self._images is not None:
+            self._images.close()
+            self._images = None
 
     def __enter__(self) -> FrameReader[FrameT]:
         return self
@@ -405,6 +427,34 @@ class FrameReader(Generic[FrameT]):
             raise MediaError(f"video {self.name} has no decodable frames"
                              + (f" ({self.error})" if self.error else ""))
 
+    def _decode_webp(self, webp: WebpAnimation) -> Iterator[Frame]:
+        self._images = images = webp.images()
+        try:
+            for index in range(webp.frames):
+                try:
+                    rgb = next(images)
+                except StopIteration:
+                    self._stop(f"libwebp gave {index} of the {webp.frames} frames")
+                    break
+                except (OSError, ValueError, EOFError) as exc:
+                    self._stop(f"frame {index} could not be decoded: {exc}")
+                    break
+                self.frames_decoded += 1
+                if index % self.stride:
+                    continue
+                self.frames_read += 1
+                yield self._smoothed(rgb)
+                if self.frames_read >= self.max_frames:
+                    self.max_frames_reached = index + 1 < webp.frames
+                    return
+        finally:
+            self.close()
+        if webp.problem is not None and not self.truncated:
+            self._stop(f"the file is cut short: {webp.problem}")
+        if self.frames_read == 0:
+            raise MediaError(f"video {self.name} has no decodable frames"
+                             + (f" ({self.error})" if self.error else ""))
+
     def _check_complete(self) -> None:
         """After reading to the end: is the file whole? (See the module docstring.)"""
         if self.error is not None and not self.truncated:
@@ -435,8 +485,14 @@ class FrameReader(Generic[FrameT]):
 
             self._to_rgb = VideoReformatter()
         rgb = self._to_rgb.reformat(frame, format="rgb24").to_ndarray()
-        if self.undithered is None:  # (4:2:0 video is never posterized: decided on its first frame)
-            self.undithered = False if frame.format.name in _YUV420 else is_posterized(rgb)
+        if self.undithered is None and frame.format.name in _YUV420:
+            self.undithered = False  # 4:2:0 video is never posterized: decided on its first frame
+        return self._smoothed(rgb)
+
+    def _smoothed(self, rgb: np.ndarray) -> np.ndarray:
+        """``rgb``, smoothed when the frames are dithered on a coarse palette (decided on the first not flat)."""
+        if self.undithered is None:
+            self.undithered = is_posterized(rgb)
         return smooth_dither(rgb) if self.undithered else rgb
 
     def _stop(self, reason: str) -> None:
