@@ -489,6 +489,9 @@ def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path
     (73073, 26, "vmeval", "valid", "gif332"),       # ... read as they are: the layout "changed"
     (73073, 78, "mmgr", "valid", "gif332"),         # ... read as they are: a wall "crossed"
     (73073, 13, "mazeplot", "valid", "apng"),  # an animated PNG named .apng: a video (it was graded as an image)
+    # animated pictures named as stills were graded as an image, their first frame (the puzzle):
+    (75075, 26, "vmeval", "valid", "webp"),    # an animated WebP (`ffmpeg -i answer.mp4 answer.webp`)
+    (75075, 78, "mmgr", "valid", "apng-png"),  # an animated PNG named .png
 ])
 def test_held_out_videos_in_other_file_formats_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, fmt: str) -> None:
