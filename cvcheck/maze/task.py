@@ -43,7 +43,7 @@ from .read import read_maze
 from .render import render_overlay as render_image_overlay
 from .spec_io import spec_from_text
 from .style import StyleProfile
-from .verdict import PIPELINE, TASK, image_result, unparseable, video_result
+from .verdict import PIPELINE, TASK, image_result, unparseable, unparseable_video, video_result
 from .verify import as_spec, full_config
 from .video import LEARN_FRAMES, MazeVideoAnalysis, analyse_video
 from .video_render import CanvasStore, contact_sheet, render_video_overlay
@@ -101,7 +101,9 @@ def maze_of(fields: Mapping[str, Any], *, config: Config) -> tuple[MazeSpec | No
 
 
 def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config: Config,
-                    style: str | StyleProfile | None, canvases: CanvasStore | None) -> MazeVideoAnalysis | Unparseable:
+                    style: str | StyleProfile | None, canvases: CanvasStore | None
+                    ) -> tuple[MazeVideoAnalysis | Unparseable, dict[str, Any]]:
+    """The video's analysis, and how its frames were read (the reader's ``report()``)."""
     # Decode ahead on the other cores while frames are analysed on this one, and while the maze
     # and the agent's look are read from the first ones (tens of ms of fixed work that decoding
     # can fill). FFmpeg's own threads would take every core, the analysis's one too. Frames stay
@@ -125,9 +127,10 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
     finally:
         frames.close()
         reader.close()
+    read = reader.report()
     if not isinstance(analysis, Unparseable):
-        analysis.read = reader.report()
-    return analysis
+        analysis.read = read
+    return analysis, read
 
 
 def _rgb_ahead(frames: Iterable[Frame], count: int) -> Generator[Frame, None, None]:
@@ -167,9 +170,9 @@ def verify_video_file(path: str | os.PathLike[str], reference: np.ndarray | Maze
     chash = full.section_hash("maze")
     canvases = CanvasStore() if overlay_path is not None else None
     spec = as_spec(reference) if reference is not None else None
-    analysis = _video_analysis(path, spec, full, style, canvases)
+    analysis, read = _video_analysis(path, spec, full, style, canvases)
     if isinstance(analysis, Unparseable):
-        return unparseable(analysis.reason, id=id, config_hash=chash, modality="video")
+        return unparseable_video(analysis.reason, read, id=id, config_hash=chash)
     result = video_result(analysis, id=id, config=full.maze, config_hash=chash)
     if overlay_path is not None:
         out = Path(overlay_path)
@@ -254,7 +257,7 @@ def render_overlay(record: Mapping[str, Any], *, config: Config) -> np.ndarray |
     result = Result.from_dict(record)
     if modality_of(sample) == "video":
         canvases = CanvasStore()
-        video = _video_analysis(sample["answer"], spec, config, sample.get("style"), canvases)
+        video, _ = _video_analysis(sample["answer"], spec, config, sample.get("style"), canvases)
         return None if isinstance(video, Unparseable) else render_video_overlay(video, result, canvases=canvases)
     if spec is None:
         return None

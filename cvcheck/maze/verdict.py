@@ -10,6 +10,7 @@ loop, path <= 1.3x the solution).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -151,14 +152,27 @@ def followed_share(track: Track) -> float:
     return float(len(seen) / (seen[-1] - seen[0] + 1)) if len(seen) else 0.0
 
 
-def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig) -> list[str]:
+def read_notes(read: Mapping[str, Any]) -> list[str]:
+    """What a video's read (a reader's ``report()``) tells the user: a cut, a cap, a smoothing."""
     notes = []
-    if a.read.get("truncated"):
-        notes.append(f"video truncated/corrupt: analysed {a.frames} frame(s) ({a.read.get('error')})")
-    if a.read.get("max_frames_reached"):
-        notes.append(f"only the first {a.read.get('max_frames')} frames were read (media.max_frames); it goes on")
-    if a.read.get("undithered"):
+    if read.get("truncated"):
+        notes.append(f"video truncated/corrupt: read {read.get('frames_read')} frame(s) ({read.get('error')})")
+    if read.get("max_frames_reached"):
+        notes.append(f"only the first {read.get('max_frames')} frames were read (media.max_frames); it goes on")
+    if read.get("undithered"):
         notes.append(UNDITHERED_NOTE)
+    return notes
+
+
+def unparseable_video(reason: str, read: Mapping[str, Any], *, id: str, config_hash: str) -> Result:
+    """:func:`unparseable` for a video, with how its frames were read (``details.read``, notes)."""
+    result = unparseable(reason, id=id, config_hash=config_hash, modality="video")
+    return replace(result, details={**result.details, "read": dict(read),
+                                    "notes": [*result.details["notes"], *read_notes(read)]})
+
+
+def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig) -> list[str]:
+    notes = read_notes(a.read)
     if not checks["layout_match"]:
         worst = int(np.argmin(a.ious))
         notes.append(f"layout: min wall IoU {a.ious.min():.3f} at frame {worst} (needs > {cfg.layout_iou_min})")

@@ -121,8 +121,18 @@ def test_unreadable_video_is_unparseable_with_the_reason(tmp_path: Path) -> None
     blank = write_mp4([np.full((240, 320, 3), 255, np.uint8)] * 6, tmp_path / "blank.mp4", fps=6)
     r = grade(blank, config=Config())
     assert r.status is Status.UNPARSEABLE and "no maze" in r.details["reason"]
+    assert r.details["read"]["frames_read"] == 6 and not r.details["read"]["truncated"]  # how it was read
     s = grade_sample({"id": "b", "task": "maze", "answer": str(blank)}, config=Config())
     assert s.status is Status.UNPARSEABLE
+    # a file cut short: the reason, and that it was cut (it may be why no maze was found)
+    from video_helpers import write_video
+
+    whole = write_video(tmp_path / "bar.mp4", 24, size=(320, 240), options={"movflags": "faststart"})
+    cut = tmp_path / "cut.mp4"  # (its index first, so the frames before the cut decode)
+    cut.write_bytes(whole.read_bytes()[:-300])
+    r = grade(cut, config=Config())
+    assert r.status is Status.UNPARSEABLE and r.details["read"]["truncated"]
+    assert any(note.startswith("video truncated/corrupt") for note in r.details["notes"])
 
 
 def test_grid_override_for_a_maze_that_cannot_be_measured(corpus) -> None:
