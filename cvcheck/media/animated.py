@@ -66,8 +66,9 @@ def _apng_frames(fh: io.BufferedReader) -> int:
 
 def _webp_chunks(fh: io.BufferedReader, *, stop_after: int | None = None
                  ) -> tuple[list[int], int, str | None]:
-    """Walk a WebP's chunks: (each ANMF's duration in ms, where the last whole chunk ends, why
-    the walk stopped short or None). ``stop_after``: stop after that many ANMF chunks."""
+    """Walk a WebP's chunks: (each ANMF's duration in ms, the last one's too where the file ends
+    inside it; where the last whole chunk ends; why the walk stopped short, or None).
+    ``stop_after``: stop after that many ANMF chunks."""
     fh.seek(0, os.SEEK_END)
     size = fh.tell()
     fh.seek(4)
@@ -86,13 +87,13 @@ def _webp_chunks(fh: io.BufferedReader, *, stop_after: int | None = None
             break
         kind, length = struct.unpack("<4sI", header)
         chunk_end = pos + 8 + length + (length & 1)
+        if kind == b"ANMF":
+            payload = fh.read(16)
+            durations.append(int.from_bytes(payload[12:15], "little") if len(payload) == 16 else 0)
         if pos + 8 + length > size:
             problem = (f"the WebP chunk {kind.decode('latin-1')!r} at byte {pos:,} declares {length:,} "
                        f"bytes; the file ends {pos + 8 + length - size:,} bytes short")
             break
-        if kind == b"ANMF":
-            payload = fh.read(16)
-            durations.append(int.from_bytes(payload[12:15], "little") if len(payload) == 16 else 0)
         pos = chunk_end
         whole = min(chunk_end, size)
         if stop_after is not None and len(durations) >= stop_after:
@@ -109,7 +110,7 @@ class WebpAnimation:
     path: Path
     width: int
     height: int
-    durations_ms: tuple[int, ...]   #: each whole frame's display time
+    durations_ms: tuple[int, ...]   #: each frame's display time (a frame the file ends inside too)
     whole_bytes: int                #: where the last whole chunk ends
     problem: str | None             #: why the file is shorter than it declares (None when whole)
 
@@ -148,7 +149,7 @@ class WebpAnimation:
     def images(self) -> Generator[np.ndarray, None, None]:
         """Each whole frame as an RGB array (composed on the canvas; alpha over white), in order.
 
-        A file cut short is read up to its last whole frame. Raises MediaError when libwebp
+        A file cut short is read up to its last whole frame (fewer than ``frames``). Raises MediaError when libwebp
         cannot open it, and stops (OSError, ValueError, EOFError from Pillow) where a frame
         cannot be decoded.
         """

@@ -434,7 +434,8 @@ class FrameReader(Generic[FrameT]):
                 try:
                     rgb = next(images)
                 except StopIteration:
-                    self._stop(f"libwebp gave {index} of the {webp.frames} frames")
+                    self._stop(f"the file is cut short: {webp.problem}" if webp.problem
+                               else f"libwebp gave {index} of the {webp.frames} frames")
                     break
                 except (OSError, ValueError, EOFError) as exc:
                     self._stop(f"frame {index} could not be decoded: {exc}")

@@ -69,6 +69,11 @@ def test_a_webp_cut_short_gives_its_whole_frames_and_says_where(webp: Path, tmp_
     assert 1 <= len(frames) < 8 and reader.truncated
     assert reader.error is not None and "cut short" in reader.error and "ANMF" in reader.error
     assert [round(_bar_at(f) / 8) for f in frames] == list(range(len(frames)))
+    second = tmp_path / "second.webp"  # the first frame whole, the file ends inside the second
+    second.write_bytes(data[:data.index(b"ANMF", data.index(b"ANMF") + 4) + 60])
+    assert is_video(second) and probe(second).frames == 2  # (frames declared, as a container's index)
+    reader = iter_frames(second)
+    assert len(list(reader)) == 1 and reader.truncated and "cut short" in str(reader.error)
     head = tmp_path / "head.webp"
     head.write_bytes(data[:40])  # inside the first frame: nothing to read
     with pytest.raises(MediaError, match="no decodable frames|not an animated WebP"):
