@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import struct
 import warnings
 from collections.abc import Generator
@@ -27,14 +28,18 @@ MAX_CHUNKS = 1_000_000  #: chunks walked at most (a WebP holds one per frame)
 
 def animation_format(path: str | os.PathLike, *, min_frames: int = 2) -> str | None:
     """``"apng"`` or ``"webp"`` when ``path`` is an animated PNG or WebP of ``min_frames`` frames
-    or more (whole ones, in a WebP; 0: one that declares an animation, however many frames it
-    holds), else None.
+    or more (0: one that declares an animation, however many frames it holds), else None.
 
     By the headers alone (an APNG's ``acTL`` chunk before its image data, a WebP's ``ANMF``
-    chunks); None for a still, another format, or a file that cannot be read.
+    chunk headers); None for a still, another format, or anything but a readable regular file
+    (a named pipe is never waited on).
     """
     try:
-        with open(path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        with os.fdopen(fd, "rb") as fh:
             head = fh.read(21)
             if head[:8] == PNG_SIGNATURE:
                 return "apng" if _apng_frames(fh) >= max(1, min_frames) else None

@@ -127,3 +127,18 @@ def test_closing_a_webp_reader_early_releases_it(webp: Path) -> None:
     next(reader)
     reader.close()
     assert reader._images is None and reader.frames_read == 1
+
+
+def test_a_named_pipe_is_never_waited_on(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    answers = []
+    for name in ("pipe.png", "pipe.webp"):
+        os.mkfifo(tmp_path / name)  # opening one to read blocks until a writer comes: none will
+        answers.append(tmp_path / name)
+    told: list[bool] = []
+    thread = threading.Thread(target=lambda: told.extend(is_video(p) for p in answers), daemon=True)
+    thread.start()
+    thread.join(timeout=120)  # (a wide margin: it takes microseconds)
+    assert not thread.is_alive() and told == [False, False]
