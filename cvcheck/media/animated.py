@@ -154,12 +154,15 @@ class WebpAnimation:
     def images(self) -> Generator[np.ndarray, None, None]:
         """Each whole frame as an RGB array (composed on the canvas; alpha over white), in order.
 
-        A file cut short is read up to its last whole frame (fewer than ``frames``). Raises MediaError when libwebp
-        cannot open it, and stops (OSError, ValueError, EOFError from Pillow) where a frame
+        A file cut short is read up to its last whole frame (fewer than ``frames``). Raises
+        MediaError when libwebp cannot open the file, and Pillow's own error where a frame
         cannot be decoded.
         """
-        data = self.path.read_bytes()[:self.whole_bytes]
-        data = data[:4] + struct.pack("<I", len(data) - 8) + data[8:]  # the RIFF size of what is whole
+        with open(self.path, "rb") as fh:
+            data = fh.read(self.whole_bytes)  # (libwebp decodes from memory: Pillow reads it all too)
+        riff = struct.pack("<I", len(data) - 8)
+        if data[4:8] != riff:  # cut short (or trailing bytes): the RIFF size of what is whole
+            data = data[:4] + riff + data[8:]
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the caller checked the size

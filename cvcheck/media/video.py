@@ -1,4 +1,4 @@
-"""Streaming video reading (PyAV): one RGB frame at a time, constant memory.
+"""Streaming video reading (PyAV; animated WebP through Pillow): one RGB frame at a time, constant memory.
 
 >>> reader = iter_frames("answer.mp4", stride=2)        # doctest: +SKIP
 >>> for frame in reader: ...                             # doctest: +SKIP
@@ -437,8 +437,10 @@ class FrameReader(Generic[FrameT]):
                     self._stop(f"the file is cut short: {webp.problem}" if webp.problem
                                else f"libwebp gave {index} of the {webp.frames} frames")
                     break
-                except (OSError, ValueError, EOFError) as exc:
-                    self._stop(f"frame {index} could not be decoded: {exc}")
+                except MediaError:  # libwebp refused the file (it checks every frame's chunk first)
+                    raise
+                except Exception as exc:  # noqa: BLE001 - libwebp (through Pillow) on untrusted bytes
+                    self._stop(f"frame {index} could not be decoded: {exc or type(exc).__name__}")
                     break
                 self.frames_decoded += 1
                 if index % self.stride:

@@ -81,6 +81,17 @@ def test_a_webp_cut_short_gives_its_whole_frames_and_says_where(webp: Path, tmp_
     assert not is_video(head)
 
 
+def test_a_webp_with_a_damaged_frame_is_a_clear_error(webp: Path, tmp_path: Path) -> None:
+    data = bytearray(webp.read_bytes())
+    second = data.index(b"ANMF", data.index(b"ANMF") + 4)
+    data[second + 40:second + 60] = bytes(20)  # inside the second frame's bitstream
+    bad = tmp_path / "bad.webp"
+    bad.write_bytes(bytes(data))
+    assert is_video(bad)  # (its headers are whole)
+    with pytest.raises(MediaError, match="cannot open video .*corrupt"):
+        list(iter_frames(bad))
+
+
 def test_a_still_webp_or_png_stays_an_image(tmp_path: Path) -> None:
     rgb = _bars(1)[0]
     for name in ("still.webp", "still.png"):
