@@ -5,6 +5,11 @@ all its cells wrong), gate agreement (images, videos), per-metric agreement and
 action-reflection agreement (videos, real H.264 MP4 files), plus failures by style.
 
     python benchmarks/sudoku_accuracy.py --images 300 --videos 80 --workers 2
+    python benchmarks/sudoku_accuracy.py --images 0 --videos 80 --video-format gif332
+
+``--video-format``: each answer video re-encoded from its MP4 in another file format real
+outputs come in (``benchmarks/maze_formats.py``'s formats: ``gif``, ``gif332``, ``webp``,
+``apng``, ``webm`` ...); the labels stand.
 
 Seeds start at --seed0 (default 900000), far from the seeds used while developing (< 1000).
 """
@@ -12,6 +17,7 @@ Seeds start at --seed0 (default 900000), far from the seeds used while developin
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import os
@@ -46,7 +52,7 @@ def image_job(seed: int) -> dict:
             "style": {k: case.style.__dict__[k] for k in ("size", "font", "blur", "jpeg", "rotation", "uneven")}}
 
 
-def video_job(seed: int) -> dict:
+def video_job(seed: int, video_format: str = "") -> dict:
     from cvcheck.config import Config
     from cvcheck.sudoku.task import verify_video_file
     from cvcheck.synth.sudoku_video import make_video_case
@@ -54,6 +60,11 @@ def video_job(seed: int) -> dict:
     case = make_video_case(seed)
     with tempfile.TemporaryDirectory() as tmp:
         path = case.write_mp4(Path(tmp) / "v.mp4")
+        if video_format:
+            from benchmarks.maze_formats import FORMATS, reencode
+
+            path, mp4 = Path(tmp) / f"v-{video_format}{FORMATS[video_format].suffix}", path
+            reencode(mp4, path, video_format)
         t = time.perf_counter()
         r = verify_video_file(path, case.puzzle, case.solution, config=Config(), id=str(seed))
         dt = time.perf_counter() - t
@@ -75,14 +86,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--videos", type=int, default=80)
     ap.add_argument("--seed0", type=int, default=900_000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--video-format", default="", help="re-encode each answer video so (a format of "
+                    "benchmarks/maze_formats.py; default: the MP4 as drawn)")
     ap.add_argument("--out", default="benchmarks/out/sudoku_accuracy.json")
     args = ap.parse_args(argv)
+    if args.video_format:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # (spawned workers inherit it)
+        from benchmarks.maze_formats import FORMATS
+
+        if args.video_format not in FORMATS:
+            ap.error(f"--video-format must be one of {', '.join(sorted(FORMATS))}")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         imgs = list(pool.map(image_job, range(args.seed0, args.seed0 + args.images)))
-        vids = list(pool.map(video_job, range(args.seed0 + 50_000, args.seed0 + 50_000 + args.videos)))
-    report: dict = {"images": len(imgs), "videos": len(vids), "wall_s": round(time.time() - t0, 1)}
+        vids = list(pool.map(functools.partial(video_job, video_format=args.video_format),
+                             range(args.seed0 + 50_000, args.seed0 + 50_000 + args.videos)))
+    report: dict = {"images": len(imgs), "videos": len(vids), "video_format": args.video_format or "mp4",
+                    "wall_s": round(time.time() - t0, 1)}
     if imgs:
         cells = sum(r["cells"] for r in imgs)
         report["image_cell_accuracy"] = sum(r["correct_cells"] for r in imgs) / cells
