@@ -423,9 +423,7 @@ class FrameReader(Generic[FrameT]):
         finally:
             self.close()
         self._check_complete()  # only when read to the end (not stopped early or at max_frames)
-        if self.frames_read == 0:
-            raise MediaError(f"video {self.name} has no decodable frames"
-                             + (f" ({self.error})" if self.error else ""))
+        self._require_frames()
 
     def _decode_webp(self, webp: WebpAnimation) -> Iterator[Frame]:
         self._images = images = webp.images()
@@ -442,10 +440,8 @@ class FrameReader(Generic[FrameT]):
                 except Exception as exc:  # noqa: BLE001 - libwebp (through Pillow) on untrusted bytes
                     self._stop(f"frame {index} could not be decoded: {exc or type(exc).__name__}")
                     break
-                self.frames_decoded += 1
-                if index % self.stride:
+                if not self._kept():
                     continue
-                self.frames_read += 1
                 yield self._smoothed(rgb)
                 if self.frames_read >= self.max_frames:
                     self.max_frames_reached = index + 1 < webp.frames
@@ -454,9 +450,22 @@ class FrameReader(Generic[FrameT]):
             self.close()
         if webp.problem is not None and not self.truncated:
             self._stop(f"the file is cut short: {webp.problem}")
+        self._require_frames()
+
+    def _require_frames(self) -> None:
+        """After reading a file to its end: MediaError when not one frame decoded."""
         if self.frames_read == 0:
             raise MediaError(f"video {self.name} has no decodable frames"
                              + (f" ({self.error})" if self.error else ""))
+
+    def _kept(self) -> bool:
+        """Count a decoded frame; whether the stride keeps it (it then counts as read)."""
+        index = self.frames_decoded
+        self.frames_decoded += 1
+        if index % self.stride:
+            return False
+        self.frames_read += 1
+        return True
 
     def _check_complete(self) -> None:
         """After reading to the end: is the file whole? (See the module docstring.)"""
@@ -476,11 +485,8 @@ class FrameReader(Generic[FrameT]):
             self._stop(f"the file is cut short: {problem}")
 
     def _take(self, frame) -> Frame | None:
-        index = self.frames_decoded
-        self.frames_decoded += 1
-        if index % self.stride:
+        if not self._kept():
             return None
-        self.frames_read += 1
         if self.yuv and frame.format.name in _YUV420:
             return _yuv_frame(frame)
         if self._to_rgb is None:

@@ -105,6 +105,16 @@ def test_a_still_webp_or_png_stays_an_image(tmp_path: Path) -> None:
     assert not is_video(one)
 
 
+def test_an_animated_png_named_apng_is_read_as_a_video(tmp_path: Path) -> None:
+    path = tmp_path / "answer.apng"
+    write(_bars(6), Fraction(12), path, FORMATS["apng"])
+    assert is_video(path) and modality_of({"answer": str(path)}) == "video"
+    reader = iter_frames(path)
+    frames = list(reader)
+    assert len(frames) == 6 and not reader.truncated
+    assert frames[5][:, 40:48, 1].min() == 200 and frames[0][:, 40:48].min() == 255  # the bar moved
+
+
 def test_an_animated_png_named_png_is_a_video(tmp_path: Path) -> None:
     path = tmp_path / "answer.png"
     write(_bars(6), Fraction(12), path, FORMATS["apng-png"])

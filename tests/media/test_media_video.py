@@ -242,22 +242,3 @@ def test_frames_over_the_aspect_limit_are_refused(tmp_path: Path) -> None:
     with pytest.raises(MediaError, match="max_aspect_ratio"):
         list(iter_frames([np.zeros((2, 400, 3), np.uint8)]))
 
-
-def test_an_animated_png_named_apng_is_read_as_a_video(tmp_path: Path) -> None:
-    from fractions import Fraction
-
-    from benchmarks.maze_formats import FORMATS, write
-    from cvcheck.media.video import is_video, modality_of
-
-    drawn = []
-    for i in range(6):
-        frame = np.full((48, 64, 3), 255, np.uint8)
-        frame[:, 8 * i:8 * i + 8] = (0, 200, 0)
-        drawn.append(frame)
-    path = tmp_path / "answer.apng"
-    write(drawn, Fraction(12), path, FORMATS["apng"])
-    assert is_video(path) and modality_of({"answer": str(path)}) == "video"
-    reader = iter_frames(path)
-    frames = list(reader)
-    assert len(frames) == 6 and not reader.truncated
-    assert frames[5][:, 40:48, 1].min() == 200 and frames[0][:, 40:48].min() == 255  # the bar moved
