@@ -148,6 +148,7 @@ class MediaConfig:
     max_decoded_bytes: int = ranged(2**28, 1, 2**36)  #: refuse images decoding to more bytes (w x h x bands x bytes)
     max_aspect_ratio: float = ranged(50.0, 1.0, 1000.0)  #: refuse images/frames with long side > this x short side
     undither: str = one_of("auto", "off")  #: auto: smooth videos on a coarse palette (a GIF with none of its own) | off
+    held_frames: str = one_of("repeat", "once")  #: repeat: a frame shown several frame periods counts once each | once
 
     def __post_init__(self) -> None:
         check_section(self)

@@ -119,7 +119,7 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
     if not on_one_core():
         depth = max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes))
         frames = prefetched(frames, depth=depth)
-    fps = reader.info.fps / reader.stride if reader.info and reader.info.fps else None
+    fps = reader.fps / reader.stride if reader.fps else None  # (of the frames as shown: held ones repeated)
     try:
         with opencv_threads(1):
             analysis = analyse_video(frames, spec, config=config.maze, style=style, fps=fps,

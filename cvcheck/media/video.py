@@ -26,12 +26,13 @@ catches a tail cut by even one byte.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import queue
 import struct
 import threading
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast, overload
@@ -45,6 +46,7 @@ from ..vision.dither import UNDITHERED_NOTE, is_posterized, smooth_dither
 from ..vision.yuv import Frame, YuvFrame, YuvMatrix
 from .animated import WebpAnimation, animation_format
 from .image import check_size
+from .timing import FramePeriods, frame_periods, stored_durations
 
 VideoSource = str | os.PathLike | Iterable[np.ndarray]
 
@@ -82,6 +84,16 @@ class VideoInfo:
     duration: float       #: seconds (0.0 when unknown)
     codec: str = ""
     frames_exact: bool = False  #: ``frames`` is the container's sample count (MP4/MOV), not fps x duration
+
+
+def _constant_rate(container) -> bool:  # container: av.container.InputContainer
+    """Whether an MP4/MOV's frames are all shown for one frame period: its average rate (from
+    its sample table: frames over duration) is exactly the rate its time stamps were made at
+    (a video model's output). Other containers' averages are guesses: their packets are timed
+    (:func:`~cvcheck.media.timing.stored_durations`)."""
+    stream = container.streams.video[0]
+    return ("mp4" in str(container.format.name or "") and stream.average_rate is not None
+            and stream.average_rate == stream.guessed_rate)
 
 
 def _check_file(path: str | os.PathLike, cfg: MediaConfig) -> Path:
@@ -236,8 +248,15 @@ class FrameReader(Generic[FrameT]):
     """Iterate over a video's frames as ``uint8`` RGB arrays of shape (H, W, 3).
 
     Iterate once. After (or during) iteration: ``frames_read`` (frames yielded),
-    ``frames_decoded`` (including those skipped by ``stride``), ``truncated`` and
-    ``error`` (why decoding stopped early, or None), ``info`` (files only).
+    ``frames_decoded`` (decoded from the file, those skipped by ``stride`` too),
+    ``frames_repeated``, ``truncated`` and ``error`` (why decoding stopped early, or None),
+    ``info`` (files only).
+
+    A file's frame stored once but shown for several frame periods - a run of identical
+    frames an encoder merged (GIF, WebP, APNG, variable-frame-rate WebM/MKV/MP4) - is
+    yielded once a period (the same array each time; ``media.held_frames="once"``: as
+    stored), so that counting frames counts time: :attr:`periods` says how, :attr:`fps`
+    and :attr:`frames_expected` follow it, and ``stride`` and ``max_frames`` count periods.
 
     Parameters
     ----------
@@ -275,6 +294,10 @@ class FrameReader(Generic[FrameT]):
         self.max_frames = min(max_frames or self._cfg.max_frames, self._cfg.max_frames)
         self.frames_read = 0
         self.frames_decoded = 0
+        self.frames_repeated = 0      #: frames yielded again for the periods a held frame is shown
+        self.periods: FramePeriods | None = None  #: the frame periods each stored frame is shown for (None: one each)
+        self._counts: dict[int, int] = {}  # periods per stored frame, by time stamp (FFmpeg) or index (WebP)
+        self._position = 0            # frame periods passed (what ``stride`` counts)
         self.packets = 0              #: non-empty packets demuxed (files)
         self.truncated = False
         self.error: str | None = None
@@ -298,6 +321,9 @@ class FrameReader(Generic[FrameT]):
                 webp = WebpAnimation.from_path(p)
                 self.info = _webp_info(webp)
                 check_size(webp.width, webp.height, 3, self._cfg, f"video {p}: each frame")
+                if self._cfg.held_frames == "repeat":
+                    self.periods = frame_periods([ms / 1000 for ms in webp.durations_ms])
+                    self._counts = dict(enumerate(self.periods.counts)) if self.periods else {}
                 self._frames = self._decode_webp(webp)
                 return
             self._container = _open(p)
@@ -311,6 +337,8 @@ class FrameReader(Generic[FrameT]):
             except MediaError:
                 self._container.close()
                 raise
+            if self._cfg.held_frames == "repeat" and not _constant_rate(self._container):
+                self._time_stored_frames(p)
             self._frames = self._decode()
         elif isinstance(source, np.ndarray) and source.ndim == 4:
             self._frames = self._arrays(iter(source))
@@ -322,6 +350,31 @@ class FrameReader(Generic[FrameT]):
             except TypeError as exc:
                 raise MediaError(f"not a video source: {type(source).__name__}") from exc
             self._frames = self._arrays(it)
+
+    @property
+    def fps(self) -> float:
+        """The frame rate of the frames yielded (before ``stride``): the rate the video was made
+        at where held frames are repeated, else the container's average (0.0 when unknown)."""
+        if self.periods is not None:
+            return self.periods.fps
+        return self.info.fps if self.info else 0.0
+
+    @property
+    def frames_expected(self) -> int | None:
+        """Frames the video holds (before ``stride``), held ones counted once a period; None
+        for frames in memory. Exact where ``info.frames_exact`` or frames are held."""
+        if self.periods is not None:
+            return self.periods.frames
+        return self.info.frames if self.info else None
+
+    def _time_stored_frames(self, path: Path) -> None:
+        """Find the frames shown for more than one frame period (see :func:`frame_periods`)."""
+        stored = stored_durations(path, max_packets=self.max_frames * self.stride + 1000)
+        if stored is not None:
+            pts, durations = stored
+            self.periods = frame_periods(durations)
+            if self.periods is not None:
+                self._counts = {p: c for p, c in zip(pts, self.periods.counts) if c > 1}
 
     def __iter__(self) -> FrameReader[FrameT]:
         return self
@@ -348,6 +401,7 @@ class FrameReader(Generic[FrameT]):
     def _arrays(self, it: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
         for i, frame in enumerate(it):
             self.frames_decoded += 1
+            self._position += 1
             if i % self.stride:
                 continue
             if isinstance(frame, np.ndarray) and frame.ndim >= 2:
@@ -403,20 +457,20 @@ class FrameReader(Generic[FrameT]):
                         break
                     continue
                 for k, frame in enumerate(decoded):
-                    if (rgb := self._take(frame)) is not None:
-                        yield rgb
+                    for left, shown in self._take(frame):
+                        yield shown
                         if self.frames_read >= self.max_frames:
-                            self.max_frames_reached = k + 1 < len(decoded) or _more_frames(demux)
+                            self.max_frames_reached = left > 0 or k + 1 < len(decoded) or _more_frames(demux)
                             return
             if self.truncated or self.error is not None:
                 # Frames still inside the (threaded) decoder are intact: flush them out.
                 try:
                     rest = stream.codec_context.decode(None)
                     for k, frame in enumerate(rest):
-                        if (rgb := self._take(frame)) is not None:
-                            yield rgb
+                        for left, shown in self._take(frame):
+                            yield shown
                             if self.frames_read >= self.max_frames:
-                                self.max_frames_reached = k + 1 < len(rest)
+                                self.max_frames_reached = left > 0 or k + 1 < len(rest)
                                 return
                 except (av.error.FFmpegError, ValueError):
                     pass
@@ -440,12 +494,12 @@ class FrameReader(Generic[FrameT]):
                 except Exception as exc:  # noqa: BLE001 - libwebp (through Pillow) on untrusted bytes
                     self._stop(f"frame {index} could not be decoded: {exc or type(exc).__name__}")
                     break
-                if not self._kept():
-                    continue
-                yield self._smoothed(rgb)
-                if self.frames_read >= self.max_frames:
-                    self.max_frames_reached = index + 1 < webp.frames
-                    return
+                self.frames_decoded += 1
+                for left, shown in self._shown(self._counts.get(index, 1), functools.partial(self._smoothed, rgb)):
+                    yield shown
+                    if self.frames_read >= self.max_frames:
+                        self.max_frames_reached = left > 0 or index + 1 < webp.frames
+                        return
         finally:
             self.close()
         if webp.problem is not None and not self.truncated:
@@ -459,13 +513,25 @@ class FrameReader(Generic[FrameT]):
                              + (f" ({self.error})" if self.error else ""))
 
     def _kept(self) -> bool:
-        """Count a decoded frame; whether the stride keeps it (it then counts as read)."""
-        index = self.frames_decoded
-        self.frames_decoded += 1
+        """Count a frame period; whether the stride keeps it (it then counts as read)."""
+        index = self._position
+        self._position += 1
         if index % self.stride:
             return False
         self.frames_read += 1
         return True
+
+    def _shown(self, count: int, convert: Callable[[], Frame]) -> Iterator[tuple[int, Frame]]:
+        """A stored frame shown for ``count`` frame periods: ``convert()`` (made once) for each
+        period the stride keeps, with the periods left after it."""
+        made: Frame | None = None
+        for i in range(count):
+            if self._kept():
+                if made is None:
+                    made = convert()
+                else:
+                    self.frames_repeated += 1
+                yield count - 1 - i, made
 
     def _check_complete(self) -> None:
         """After reading to the end: is the file whole? (See the module docstring.)"""
@@ -484,9 +550,13 @@ class FrameReader(Generic[FrameT]):
         if problem is not None:
             self._stop(f"the file is cut short: {problem}")
 
-    def _take(self, frame) -> Frame | None:
-        if not self._kept():
-            return None
+    def _take(self, frame) -> Iterator[tuple[int, Frame]]:
+        """A decoded frame (PyAV), once for each frame period it is shown that the stride keeps."""
+        self.frames_decoded += 1
+        count = self._counts.get(frame.pts, 1) if self._counts else 1
+        return self._shown(count, lambda: self._converted(frame))
+
+    def _converted(self, frame) -> Frame:
         if self.yuv and frame.format.name in _YUV420:
             return _yuv_frame(frame)
         if self._to_rgb is None:
@@ -511,11 +581,11 @@ class FrameReader(Generic[FrameT]):
     def report(self) -> dict[str, Any]:
         """How the frames were read, for a result's ``details.read``."""
         return {"frames_read": self.frames_read, "frames_decoded": self.frames_decoded, "truncated": self.truncated,
-                "error": self.error, "stride": self.stride, "fps": self.info.fps if self.info else None,
+                "error": self.error, "stride": self.stride, "fps": self.fps if self.info else None,
                 "max_frames_reached": self.max_frames_reached, "max_frames": self.max_frames,
-                "frames_expected": self.info.frames if self.info else None,
-                "frames_expected_exact": bool(self.info and self.info.frames_exact),
-                "undithered": bool(self.undithered)}
+                "frames_expected": self.frames_expected,
+                "frames_expected_exact": bool(self.info and (self.info.frames_exact or self.periods is not None)),
+                "frames_repeated": self.frames_repeated, "undithered": bool(self.undithered)}
 
     def notes(self) -> list[str]:
         """Human-readable notes about the read (a truncation, a cut at ``max_frames``)."""
@@ -524,6 +594,9 @@ class FrameReader(Generic[FrameT]):
             out.append(f"video truncated/corrupt: read {self.frames_read} frame(s) ({self.error})")
         if self.undithered:
             out.append(UNDITHERED_NOTE)
+        if self.frames_repeated:
+            out.append(f"{self.frames_repeated} frame(s) repeated: frames shown for several frame periods count "
+                       f"once a period, at the {self.fps:.4g} fps the video was made at (media.held_frames)")
         if self.max_frames_reached:
             out.append(f"only the first {self.max_frames} frames were read (media.max_frames); "
                        "the video goes on")

@@ -171,7 +171,10 @@ def test_complete_videos_are_never_called_truncated(tmp_path: Path, ext: str, co
                                                     vfr: bool) -> None:
     path = _write_timed(tmp_path / f"v.{ext}", vfr=vfr, codec=codec, options=options)
     reader = iter_frames(path)
-    assert sum(1 for _ in reader) == 30  # the count comes from decoding
+    n = sum(1 for _ in reader)
+    assert reader.frames_decoded == 30  # the count comes from decoding
+    # a frame shown 200 ms among 40-ms ones counts five frame periods (the last one: as its container times it)
+    assert n == 30 + reader.frames_repeated and reader.frames_repeated in ((40, 41) if vfr else (0,))
     assert not reader.truncated and reader.error is None and not reader.max_frames_reached
 
 
@@ -189,18 +192,21 @@ def test_cutting_the_last_packets_is_noticed(tmp_path: Path, ext: str, codec: st
         reader = iter_frames(cut)
         n = sum(1 for _ in reader)
         assert reader.truncated and reader.error, (cut_at, n)
-        assert n <= 30 - k + 1
+        assert reader.frames_decoded <= 30 - k + 1
 
 
 def test_max_frames_cut_is_reported_not_silent(tmp_path: Path) -> None:
     from cvcheck.config import MediaConfig
 
     path = _write_timed(tmp_path / "v.mp4", vfr=True, options={"movflags": "faststart"})
-    exact = iter_frames(path, config=MediaConfig(max_frames=30))
+    exact = iter_frames(path, config=MediaConfig(max_frames=30, held_frames="once"))
     assert sum(1 for _ in exact) == 30 and not exact.max_frames_reached  # nothing was left
+    # 70 frame periods: every third frame is shown for five (frame 27: periods 63-67); cut inside its hold
+    held = iter_frames(path, config=MediaConfig(max_frames=65))
+    assert sum(1 for _ in held) == 65 and held.max_frames_reached and held.frames_decoded == 28
     reader = iter_frames(path, config=MediaConfig(max_frames=10))
     assert sum(1 for _ in reader) == 10 and reader.max_frames_reached and not reader.truncated
-    assert reader.report()["max_frames_reached"] and "media.max_frames" in reader.notes()[0]
+    assert reader.report()["max_frames_reached"] and any("media.max_frames" in note for note in reader.notes())
     arrays = iter_frames([np.zeros((4, 4, 3), np.uint8)] * 5, max_frames=3)
     assert sum(1 for _ in arrays) == 3 and arrays.max_frames_reached
 
