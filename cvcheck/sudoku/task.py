@@ -113,16 +113,16 @@ def _image_path(value: Any, name: str = "puzzle_image") -> str | os.PathLike[str
 
 def _timeline(path: str | os.PathLike[str], spec: SudokuSpec | None, config: Config, engine: DigitEngine | None,
               keep_final: bool, *, boxes: Any = "auto", solution: GridLike = None) -> Timeline:
-    reader = iter_frames(path, config=config.media)
-    info = reader.info
+    reader = iter_frames(path, config=config.media)  # (frames shown for several periods repeated: see FrameReader)
     try:
         timeline = read_timeline(reader, spec, config=config.sudoku, engine=engine, keep_final=keep_final,
-                                 boxes=boxes, solution=solution, fps=info.fps if info else None,
-                                 total_frames=info.frames if info else None)
+                                 boxes=boxes, solution=solution, fps=reader.fps or None,
+                                 total_frames=reader.frames_expected)
     finally:
         reader.close()
     if not timeline.budget_stopped:
         require_complete(reader)
+    timeline.read, timeline.read_notes = reader.report(), reader.notes()
     return timeline
 
 

@@ -12,6 +12,7 @@ every cell (see :mod:`~cvcheck.sudoku.video`).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -114,6 +115,9 @@ class Timeline:
     spec: SudokuSpec | None = None
     origin: PuzzleOrigin = field(default_factory=PuzzleOrigin)
     unreadable: str | None = None  #: why no verdict can be given (no stable puzzle...)
+    # -- the file --
+    read: dict[str, Any] = field(default_factory=dict)  #: how its frames were read (a file reader's ``report()``)
+    read_notes: list[str] = field(default_factory=list)  #: ... and its notes (frames repeated, cut short)
 
     def reflection(self, config: SudokuConfig) -> Reflection:
         """Update statistics and the action-reflection checks."""

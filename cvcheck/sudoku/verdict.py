@@ -93,11 +93,12 @@ def image_result(reading: GridReading, spec: SudokuSpec, *, id: str, config: Con
 
 
 def _work(tl: Timeline) -> dict[str, Any]:
-    """What the reading of a video did and skipped."""
-    return {"frames_total": tl.frames_total, "frames_analysed": tl.frames_analysed, "frames_still": tl.frames_still,
+    """What the reading of a video did and skipped: ``work``, and ``read`` (a file's: how its frames were read)."""
+    work = {"frames_total": tl.frames_total, "frames_analysed": tl.frames_analysed, "frames_still": tl.frames_still,
             "frames_strided": tl.frames_strided, "frames_without_grid": tl.frames_without_grid,
             "frames_before_puzzle": tl.frames_before_puzzle, "stride": tl.stride, "debounce_frames": tl.debounce,
             "grid_searches": tl.grid_searches, "occluded_reads": tl.occluded_reads}
+    return {"work": work, "read": tl.read} if tl.read else {"work": work}
 
 
 def video_result(tl: Timeline, *, id: str, config: Config) -> Result:
@@ -112,10 +113,10 @@ def video_result(tl: Timeline, *, id: str, config: Config) -> Result:
     spec = tl.spec
     if tl.unreadable or spec is None:
         reason = tl.unreadable or "no Sudoku grid found in any frame"
-        return unparseable(reason, id=id, modality="video", config=config, details={"work": _work(tl)})
+        return unparseable(reason, id=id, modality="video", config=config, details=_work(tl))
     if tl.final_digits is None or tl.final_confidence is None:
         return unparseable(f"no {spec.n}x{spec.n} grid found in any frame", id=id, modality="video", config=config,
-                           details={"work": _work(tl)})
+                           details=_work(tl))
     final = score_grid(spec, tl.final_digits)
     refl = tl.reflection(config.sudoku)
     cc = int(bool(tl.clue_changes) or final.clues_changed)
@@ -136,7 +137,7 @@ def video_result(tl: Timeline, *, id: str, config: Config) -> Result:
     notes += final_clue_notes + wrong_cell_notes(final.wrong_cells)
     notes += violation_notes(final.violations, tl.final_digits, boxes=spec.boxes)
     notes += low_confidence_note(low, config.sudoku.min_confidence)
-    notes += tl.origin.notes(spec)
+    notes += tl.origin.notes(spec) + tl.read_notes
     if tl.frames_strided or tl.frames_still or tl.frames_without_grid:
         notes.append(f"{tl.frames_total} frames: {tl.frames_analysed} analysed, {tl.frames_still} unchanged "
                      f"(skipped), {tl.frames_strided} left out by the stride {tl.stride}, "
@@ -149,6 +150,6 @@ def video_result(tl: Timeline, *, id: str, config: Config) -> Result:
         "updates": [u.to_dict() for u in tl.updates], "updates_per_frame": refl.per_frame.tolist(),
         "reflection_checks": refl.checks, "grid_refits": tl.refits, "engine": config.sudoku.ocr_engine,
         "grid_corners": np.round(tl.final_corners, 2).tolist() if tl.final_corners is not None else None,
-        "low_confidence": low, "work": _work(tl), **tl.origin.details(spec), "notes": notes,
+        "low_confidence": low, **_work(tl), **tl.origin.details(spec), "notes": notes,
     }
     return _result(checks, metrics, details, id=id, modality="video", config=config)

@@ -78,3 +78,19 @@ def test_video_without_grid_is_unparseable():
     frames = (np.full((128, 128, 3), 255, np.uint8) for _ in range(5))
     r = verify_video(frames, case.puzzle, case.solution, config=CFG)
     assert r.status is Status.UNPARSEABLE and r.overall == 0.0
+
+
+@pytest.mark.parametrize("kind, seed", [("gradual", 8), ("wrong_final", 5)])
+def test_a_webp_answer_is_graded_on_its_time_not_its_stored_frames(tmp_path, kind, seed):
+    """An animated WebP stores a run of unchanged frames once, shown for the whole run: counted
+    as stored, the updates fell in more of the frames (a false "gradual filling") and a
+    correction held one stored frame went under the debounce."""
+    from benchmarks.maze_formats import reencode
+
+    case = make_video_case(seed, n=4, kind=kind, frames=32, style=STYLE)
+    path = tmp_path / "answer.webp"
+    reencode(case.write_mp4(tmp_path / "answer.mp4"), path, "webp")  # `ffmpeg -i answer.mp4 answer.webp`
+    r = verify_video_file(path, case.puzzle, case.solution, config=CFG)
+    assert r.metrics["action_reflection"] == case.labels["action_reflection"]
+    assert r.metrics["total_updates"] == case.labels["total_updates"]
+    assert r.details["read"]["frames_repeated"] > 0 and r.details["read"]["frames_read"] == 32
