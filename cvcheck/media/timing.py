@@ -88,12 +88,12 @@ def stored_durations(path: str | Path, *, max_packets: int) -> tuple[list[int], 
         with av.open(str(path), mode="r", timeout=10.0) as container:
             stream = container.streams.video[0]
             base = stream.time_base
-            for packet in container.demux(stream):
+            for seen, packet in enumerate(container.demux(stream), start=1):
                 if packet.size:
                     if packet.pts is None:
                         return None
                     stamps.append((int(packet.pts), int(packet.duration or 0)))
-                if len(stamps) >= max_packets:
+                if seen >= max_packets:  # (empty packets counted too: no file keeps it here for ever)
                     break
     except (av.error.FFmpegError, OSError, ValueError, IndexError):
         return None  # (the reader reports what is wrong with the file)
