@@ -44,6 +44,8 @@ MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent 
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
+STILL_FRAMES = 4      #: an object kept within MOVER_STILL of where one was kept in each of this many frames
+                      #: before stands still: its colour does not set the agent's floor (see _follow_vividness)
 STRIP_FPS = 4.0       #: frames this far apart or more (a strip: the agent steps a cell a frame) ...
 MOVER_REACH = 1.0     #: ... need a mover's new pixels as far as this many agent radii from what was there
 GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it,
@@ -117,6 +119,7 @@ class AgentReader:
                                                       2 * agent_seen[2] + 0.5)
         #: the saturation the agent is read at: follows its vividness down (see _follow_vividness)
         self.floor = style.agent_saturation
+        self._kept_lately: deque[tuple[int, list[Blob]]] = deque(maxlen=STILL_FRAMES)  # the last frames' fresh blobs
         vivid = style.agent_vividness
         self.mover_floor = int(max(MOVER_MIN_SATURATION, MOVER_SHARE * vivid)) if vivid and self.area_px else None
         self._pale: np.ndarray | None = None      # agent-hued pixels at the mover floor (see _movers)
@@ -154,7 +157,8 @@ class AgentReader:
                 sat = self._saturations_around(hsv, b)
                 around.append((b, sat, _vivid(sat)))
         self._last_agents = (index, [(b, vivid) for b, _, vivid in around])
-        self._follow_vividness(around)
+        self._follow_vividness(around, still=[self._still(index, b) for b, _, _ in around])
+        self._kept_lately.append((index, [b for b, _, _ in around]))
         if self.pale_floor is not None:
             self._near_goal.append((index, hsv[self._near_goal_at].copy()))
         return agent, agents
@@ -441,10 +445,19 @@ class AgentReader:
                     return True
         return False
 
-    def _follow_vividness(self, agents: list[tuple[Blob, np.ndarray, float | None]]) -> None:
+    def _still(self, index: int, b: Blob) -> bool:
+        """Whether an object was kept within MOVER_STILL of ``b`` in each of the STILL_FRAMES
+        frames before frame ``index``."""
+        lately = self._kept_lately
+        return (len(lately) == STILL_FRAMES and lately[0][0] == index - STILL_FRAMES
+                and all(any(max(abs(o.row - b.row), abs(o.col - b.col)) <= MOVER_STILL for o in kept)
+                        for _, kept in lately))
+
+    def _follow_vividness(self, agents: list[tuple[Blob, np.ndarray, float | None]], *,
+                          still: Sequence[bool] = ()) -> None:
         """Set the agent's saturation floor for the next frame from how vivid it is now
         (``agents``: the fresh agent blobs kept, each with :meth:`_saturations_around` it and
-        their :func:`_vivid`).
+        their :func:`_vivid`; ``still``: whether each stands still, :meth:`_still`).
 
         The floor learned from the first frames holds an agent that sits still on the start;
         one that pales as the video goes on (a colour drift, a moving agent smeared by H.264)
@@ -460,15 +473,21 @@ class AgentReader:
         background), so it stays under the floor as the agent pales; and
         where one frame showed the agent paler (grain, a flickering frame) and let pieces of
         its trail in, the agent beside them raises the floor again (mazeworld 81818 v00116
-        flickering: the floor stayed down with the trail in, read as the agent)."""
+        flickering: the floor stayed down with the trail in, read as the agent). An object
+        standing still - a look-alike dot, a start marker left behind, the agent at rest - does
+        not lower the floor (it may hold or raise it): motion smears the agent paler, rest does
+        not, and a GIF's palette drew a still look-alike dot paler than the agent, whose floor
+        followed it down once the agent vanished under an arrival sparkle, low enough for
+        pieces of the pale trail to be taken for the agent leaving the goal (mazeworld 76076
+        v00038 as a Pillow GIF)."""
         st = self.style
         if st.agent_saturation <= st.min_saturation:
             return
-        read = [(b, sat, v) for b, sat, v in agents if v is not None]
-        most = max(read, key=lambda bsv: bsv[2], default=None)
+        read = [(b, sat, v, bool(still) and still[i]) for i, (b, sat, v) in enumerate(agents) if v is not None]
+        most = max(read, key=lambda bsvs: bsvs[2], default=None)
         if most is None:
             return
-        b, sat, vivid = most
+        b, sat, vivid, at_rest = most
         floor = VIVID_SHARE * vivid
         # never over the floor at which the blob it is read from would no longer be kept (as
         # large as a full agent; on a wall junction, as large as no speck there is: see _blobs):
@@ -482,7 +501,10 @@ class AgentReader:
         if sat.size >= need:
             floor = min(floor, float(np.partition(sat, sat.size - need)[sat.size - need]))
         floor = max(floor, FLOOR_DROP * self.floor)
-        self.floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
+        floor = int(min(st.agent_saturation, max(st.min_saturation, floor)))
+        if at_rest and floor < self.floor:
+            return
+        self.floor = floor
         self.lowest_floor = min(self.lowest_floor, self.floor)
 
     def _without_ghosts(self, index: int, hsv: np.ndarray, blobs: list[Blob]) -> list[Blob]:

@@ -492,6 +492,9 @@ def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path
     (81818, 25, "mazeplot", "trail", "hevc10"),    # 10-bit HEVC (no YUV fast path): thin lines, a trophy
     (81818, 3, "mmgr", "overshoot", "yuv444"),     # H.264 4:4:4: full-resolution chroma
     (81818, 93, "mazeplot", "reach_leave", "gif"),  # an animated GIF: a dithered 256-colour palette a frame
+    # ... a still look-alike dot, paler than the agent there, set the agent's floor once the agent vanished
+    # under the arrival sparkle: pieces of the pale trail were read as the agent leaving the goal
+    (76076, 38, "vmeval", "trail", "gif"),
     # a GIF with no palette of its own (a plain `ffmpeg -i answer.mp4 answer.gif`): 3-3-2 levels,
     # ordered dither - grey lines turned bluish and yellowish patterns, read smoothed (media.undither)
     (73073, 52, "mazeplot", "valid", "gif332"),     # ... read as they are: no maze found
