@@ -45,7 +45,7 @@ MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixel
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
 STILL_FRAMES = 4      #: an object kept within MOVER_STILL of where one was kept in each of this many frames
-                      #: before stands still: its colour does not set the agent's floor (see _follow_vividness)
+                      #: before stands still: it does not lower the agent's floor (see _follow_vividness)
 STRIP_FPS = 4.0       #: frames this far apart or more (a strip: the agent steps a cell a frame) ...
 MOVER_REACH = 1.0     #: ... need a mover's new pixels as far as this many agent radii from what was there
 GHOST_PALER = 0.85    #: a blob at most this share as vivid as the agent beside it,
