@@ -401,7 +401,6 @@ class FrameReader(Generic[FrameT]):
     def _arrays(self, it: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
         for i, frame in enumerate(it):
             self.frames_decoded += 1
-            self._position += 1
             if i % self.stride:
                 continue
             if isinstance(frame, np.ndarray) and frame.ndim >= 2:
