@@ -29,7 +29,11 @@ agent's track is then chained from tracklets that never coexist:
    the agent's ghost; the agent stands a cell on).
 
 Gaps (the agent hidden, blurred away, fully occluded) are left as missing frames;
-the wall and path analysis decides what the agent did in between.
+the wall and path analysis decides what the agent did in between. Where the track stood on
+a marker the agent was later seen leaving (the start marker it stays on), those sightings
+show the marker: they place the agent there, but say nothing of where it was while it went
+unseen, and do not count as the agent seen (:attr:`Track.seen`) - save the first sighting
+(the agent starts there) and the one just before it was seen apart from the marker.
 """
 
 from __future__ import annotations
@@ -123,10 +127,24 @@ class Track:
     markers_left: int = 0         #: static copies the agent left behind (e.g. the start marker)
     lost: int = 0                 #: continuations after more than max_gap missing frames
     ignored: int = 0              #: tracklets rejected (coexisting or unreachable objects)
+    #: frames in which the track stood on a marker the agent was later seen leaving (see _leave_markers)
+    marker_frames: list[int] = field(default_factory=list)
 
     @property
     def tracked(self) -> np.ndarray:
         return np.flatnonzero(~np.isnan(self.pos[:, 0]))
+
+    @property
+    def seen(self) -> np.ndarray:
+        """The frames the agent itself was seen in: :attr:`tracked` less those where only a
+        marker it left behind was (the first sighting kept: the agent starts there)."""
+        tracked = self.tracked
+        if not self.marker_frames or not len(tracked):
+            return tracked
+        standin = np.zeros(len(self.pos), bool)
+        standin[self.marker_frames] = True
+        standin[tracked[0]] = False
+        return tracked[~standin[tracked]]
 
 
 def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
@@ -562,11 +580,25 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
             n -= 1
         if n:
             _place(track, _prefix(current, n))
+            # (the frame before the mover's first sighting is the agent's, on the marker it leaves:
+            # an agent is seen apart from it once it has moved off; after a frame missed, unknown)
+            track.marker_frames += [f for f in _still_before(current, n) if f != mover.start - 1]
         elif not track.pieces and mover.start > 0:
             # first seen apart from the copy it left: it was on it the frame before
             _place(track, Tracklet(frames=[mover.start - 1], blobs=[current.blobs[0]]))
         track.markers_left += 1
         current = mover
+
+
+def _still_before(tr: Tracklet, n: int) -> list[int]:
+    """The frames of ``tr``'s sightings before its ``n``-th in which it stood where it was then
+    (within STATIC_SPAN): the marker an agent was later seen leaving, which may have stood
+    there alone."""
+    place = tr.blobs[n - 1]
+    i = n
+    while i and math.hypot(tr.blobs[i - 1].row - place.row, tr.blobs[i - 1].col - place.col) < STATIC_SPAN:
+        i -= 1
+    return tr.frames[i:n]
 
 
 def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet) -> list[Tracklet]:

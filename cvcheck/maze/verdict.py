@@ -147,8 +147,9 @@ def video_checks(a: MazeVideoAnalysis, cfg: MazeConfig) -> dict[str, bool]:
 
 def followed_share(track: Track) -> float:
     """The share of the frames from the agent's first sighting to its last in which it was seen
-    (0 when never): what its path was read from, the rest filled in along corridors."""
-    seen = track.tracked
+    (0 when never; :attr:`~.track.Track.seen`): what its path was read from, the rest filled in
+    along corridors."""
+    seen = track.seen
     return float(len(seen) / (seen[-1] - seen[0] + 1)) if len(seen) else 0.0
 
 
@@ -191,7 +192,7 @@ def _video_notes(a: MazeVideoAnalysis, checks: dict[str, bool], cfg: MazeConfig)
     s = a.settling
     agent = ("never reaches the goal" if not s.reached else
              "reaches the goal but does not stay on it" if not s.stopped else "")
-    seen = a.track.tracked
+    seen = a.track.seen
     if len(seen) and (share := followed_share(a.track)) < cfg.video_min_followed:
         agent = (f"{agent}; " if agent else "") + (
             f"seen in only {len(seen)} of the {seen[-1] - seen[0] + 1} frames from its first sighting to its "

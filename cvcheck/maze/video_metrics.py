@@ -389,8 +389,10 @@ def unseen_route_share(track: Track, geo: WallGeometry, *, until: int | None = N
     when it never moved. Frames count for :func:`~.verdict.followed_share` whether the agent walks
     or stands, so an agent seen standing on the start and on the goal, and lost on most of the way
     between, passed that check: a teleport then hides in the gap, as a walk along corridors in
-    as many frames (mazeworld 56056 v00213 ghosted then at 240p)."""
-    tracked = track.tracked if until is None else track.tracked[track.tracked <= until]
+    as many frames (mazeworld 56056 v00213 ghosted then at 240p). Sightings are the agent's own
+    (:attr:`~.track.Track.seen`: not a marker it was later seen to have left)."""
+    seen = track.seen
+    tracked = seen if until is None else seen[seen <= until]
     if len(tracked) < 2:
         return 0.0
     unseen = total = 0

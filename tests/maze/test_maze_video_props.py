@@ -1205,3 +1205,60 @@ def test_a_line_maze_carried_partly_out_of_its_box_is_placed_where_its_warp_says
     want = (top + shift[0], left + shift[1], top + shift[0] + n * cell, left + shift[1] + n * cell)
     assert got is not None and max(abs(a - b) for a, b in zip(got, want)) <= 3 and iou > 0.95
     assert placed(other)[1] < 0.8
+
+
+@pytest.mark.parametrize("marker_in_52", [False, True])
+def test_a_marker_left_behind_is_no_sighting_of_the_agent_before_it_was_seen_leaving(marker_in_52: bool) -> None:
+    # mazeworld 77077 v00227 ghosted, sharpened and crushed: a recoloured VMEvalKit dot, too pale
+    # to see, leaves the start dot at frame 5, walks through a wall and back, and is seen only
+    # in frames 53-59 (back beside the start, 1.3 cells from it) and from 76 on, on the goal. The
+    # start dot it left was followed as the agent until frame 51 (52: not seen), so the agent
+    # counted as seen in 79 of 97 frames and on half its way: a wall pass passed. Those frames
+    # show the marker, not where the agent was; the frame just before the agent is first seen
+    # apart from it (had the marker been seen in it) is the agent's, as it leaves.
+    from cvcheck.maze.spec_io import spec_from_ascii
+    from cvcheck.maze.verdict import followed_share
+
+    spec = spec_from_ascii("\n".join([
+        "#############", "#     #    S#", "# ### # # ###", "# # #   #   #", "# # # # ### #", "# # # # #   #",
+        "### # # # ###", "#     #E#   #", "### # #######", "#   #       #", "#############"]))
+    marker = Blob(1.52, 11.52, 0.011)
+    walk = {53: (3.29, 9.53), 54: (2.88, 9.54), 55: (2.02, 9.53), 56: (1.61, 9.55), 58: (1.49, 8.77),
+            59: (1.49, 8.35), **{t: (7.5, 7.54) for t in range(76, 97)}}
+    frames = [([marker] if t != 52 or marker_in_52 else []) + ([Blob(*walk[t], 0.011)] if t in walk else [])
+              for t in range(97)]
+    track = build_track(frames, start=(1.5, 11.5), max_gap=12)
+    assert track.markers_left == 1 and np.allclose(track.pos[:52], (1.52, 11.52))  # (followed as it was)
+    # the agent starts on the marker: its first sighting stays
+    assert list(track.seen) == [0, *([52] if marker_in_52 else []), *walk]
+    assert followed_share(track) < 0.4 < len(track.tracked) / 97
+    if not marker_in_52:
+        assert unseen_route_share(track, WallGeometry(spec, erosion=0.3)) > 0.75
+
+
+def test_an_agent_seen_leaving_the_marker_it_sat_on_is_seen_all_along() -> None:
+    # the usual case: the agent sits on the start marker for a few frames and is seen leaving it
+    # beside it, then all the way: the marker's frames (the two as one) cost a frame or two
+    marker = Blob(1.5, 1.5, 0.02)
+    walk = [(1.5 + 0.4 * t, 1.7) for t in range(1, 20)]
+    frames = [[marker] for _ in range(4)] + [[marker, Blob(r, c, 0.02)] for r, c in walk]
+    track = build_track(frames, start=(1.5, 1.5), max_gap=12)
+    assert track.markers_left == 1
+    assert 0 in track.seen and set(range(4, 23)) <= set(track.seen)
+
+
+def test_only_the_rest_on_a_marker_is_no_sighting_not_the_walk_to_it() -> None:
+    # the agent walks (seen) to a look-alike, rests on it, then leaves it there: its walk was
+    # seen; only the frames it stood on the look-alike show no more than the look-alike does
+    walk = [(1.5 + 0.5 * t, 1.5) for t in range(10)]              # frames 0-9, to (6.0, 1.5)
+    still = Blob(6.0, 1.5, 0.02)
+    away = [(6.0, 1.5 + 0.5 * t) for t in range(1, 12)]
+    frames = [[Blob(r, c, 0.02)] for r, c in walk] + [[still] for _ in range(6)] \
+        + [[still, Blob(r, c, 0.02)] for r, c in away]
+    track = build_track(frames, start=(1.5, 1.5), max_gap=12)
+    assert track.markers_left == 1 and set(range(16, 27)) <= set(track.seen)
+    # (the last steps of the walk, within STATIC_SPAN of the look-alike, look like it too; the frame
+    # before the agent is seen apart from it, it is on it)
+    assert set(range(8)) <= set(track.seen) and not {10, 11, 12, 13, 14} & set(track.seen)
+    assert 15 in track.seen
+
