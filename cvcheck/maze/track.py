@@ -399,9 +399,13 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
             return float(np.hypot(*(tr.first() - last)))
 
         near = [tr for tr in soon if _in_gate(current, tr)]
-        if all(_still(tr) for tr in near) and \
+        # a mover that came apart from the followed object as it ended goes on with the track
+        # where what comes after is still, or moves on from where the mover ended (_bridges)
+        still = all(_still(tr) for tr in near)
+        moving = bool(near) and not any(_still(tr) for tr in near)
+        if (still or moving) and \
                 (split := _split_successor(current, long, _way(track, current))) is not None and \
-                (not near or _moves_on_through(split, near)):
+                (_bridges(split, near) if moving else not near or _moves_on_through(split, near)):
             _place(track, _prefix(current, bisect_left(current.frames, split.start)))
             current = split
             continue
@@ -488,6 +492,15 @@ def _moves_on_through(split: Tracklet, near: list[Tracklet]) -> bool:
     piece held two cells behind the agent from frame 24, the agent's own tracklet to the
     goal passed over as coexisting, "never reaches the goal")."""
     return not _still(split) and all(split.end >= tr.start for tr in near)
+
+
+def _bridges(split: Tracklet, near: list[Tracklet]) -> bool:
+    """Whether ``split`` (see :func:`_split_successor`), moving, leads on to each of the
+    ``near`` ones: each begins after it ends, near where it ended. The track goes on through it
+    rather than over the frames it covers (mazeworld 77077 v00019 ghosted and sharpened: a star
+    seen as itself and its ghost, the track on the ghost, which stopped; the star's own
+    tracklet passed over, a wall it crossed went unseen and the wall pass passed)."""
+    return not _still(split) and all(split.end < tr.start and _in_gate(split, tr) for tr in near)
 
 
 def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:
