@@ -231,8 +231,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         seen_at = (at, first_on.row, first_on.col)
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
-    # grown by a trail it starts drawing
-    early = _steady(on_start)
+    # grown by a trail it starts drawing, nor a speck it left there
+    early = _steady(_no_specks_left(on_start))
     area = float(np.median([b.area for b in early]))
     core = float(np.median([b.core_area or b.area for b in early]))
     if how in ("start_marker", "moved") and look.start is not None and cls == marker_cls \
@@ -356,6 +356,22 @@ def _uncovered(option: _Spread, marker: Marker | None, start: tuple[float, float
 def _sized_on_marker(option: _Spread, marker: Marker | None) -> bool:
     """Whether an object on the start marker is big enough to be an agent drawn over it."""
     return marker is None or _typical_area(option) >= ON_MARKER * marker.area
+
+
+def _no_specks_left(sightings: list[Marker]) -> list[Marker]:
+    """The sightings (in frame order) less those under ON_MARKER of an earlier one: a speck
+    left on the start after the agent went (a crushed fringe of a MazePlot start circle, of
+    the star's class, seen in three frames after the star, seen there once, left in a 1-fps
+    strip: mazeworld 77077 v00254 shaken, flickered and crushed; the look learned from the
+    speck let the track follow specks). An agent does not shrink tenfold in place; one
+    drawing a trail only grows."""
+    kept: list[Marker] = []
+    largest = 0.0
+    for b in sightings:
+        if b.area >= ON_MARKER * largest:
+            kept.append(b)
+        largest = max(largest, b.area)
+    return kept
 
 
 def _steady(sightings: list[Marker]) -> list[Marker]:

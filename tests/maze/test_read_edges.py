@@ -531,6 +531,45 @@ def test_a_compression_fringe_on_the_start_square_is_not_the_agent() -> None:
     assert agent.how == "on_start_marker" and agent.hue_class == (86, 130)
 
 
+def test_a_speck_left_on_the_start_after_the_agent_went_does_not_size_it() -> None:
+    # a 1-fps strip: a blue icon appears on the start in frame 1 and is a cell down from frame
+    # 2 on; blue specks (a crushed fringe) stay on the start in frames 2-4, three steady
+    # sightings against the icon's one. The specks sized the agent, its track then followed
+    # specks, and a detour passed (mazeworld 77077 v00254 shaken, flickered and crushed)
+    from cvcheck.maze.look import learn_agent
+
+    unit = 40
+    img, spec = _lattice(unit)
+    r, c = spec.start
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    frames = []
+    for t in range(8):
+        frame = img.copy()
+        top = r * unit + 12 + (2 * unit if t >= 2 else 0)
+        if t >= 1:
+            frame[top:top + 16, c * unit + 12:c * unit + 28] = (40, 60, 230)
+        if 2 <= t <= 4:
+            frame[r * unit + 18:r * unit + 21, c * unit + 18 + t:c * unit + 21 + t] = (40, 60, 230)
+        frames.append(frame)
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.hue_class == (86, 130)
+    icon = 16 * 16 / (2 * unit) ** 2
+    assert 0.5 * icon <= agent.area <= 2 * icon, agent
+    # only what is under a tenth of an earlier sighting goes: an agent that grows (a trail it
+    # draws, fading in) keeps every sighting, and a speck before the agent drops nothing
+    from cvcheck.maze.look import _no_specks_left
+    from cvcheck.maze.read import Marker
+
+    def areas(*sizes: float) -> list[float]:
+        seen = [Marker(row=1.0, col=1.0, area=a, hue=115, rgb=(40, 60, 230), cell=(0, 0)) for a in sizes]
+        return [m.area for m in _no_specks_left(seen)]
+
+    assert areas(0.15, 0.001, 0.002, 0.001) == [0.15]
+    assert areas(0.01, 0.05, 0.2, 0.5) == [0.01, 0.05, 0.2, 0.5]
+    assert areas(0.001, 0.15, 0.02) == [0.001, 0.15, 0.02]
+
+
 def test_a_fringe_ringing_at_a_start_marker_corner_once_the_agent_left_is_not_the_agent() -> None:
     # the green square leaves a copy of itself on the start and moves down, its trail merged
     # with the copy; from frame 6 H.264 rings a 3-px magenta speck at the copy's corner, which
