@@ -224,7 +224,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         return bool(np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START) and not on_post(b)
 
     on_start_by_frame = _largest_by_frame(options[pick], on_the_start)
-    on_start = [b for _, b in on_start_by_frame] or _largest_sightings(options[pick])
+    on_start = _no_specks_left(on_start_by_frame or _largest_by_frame(options[pick]))
     seen_at = None
     if on_start_by_frame:  # (its first sighting on the start)
         at, first_on = on_start_by_frame[0]
@@ -232,7 +232,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
     # grown by a trail it starts drawing, nor a speck it left there
-    early = _steady(_no_specks_left(on_start))
+    early = _steady([b for _, b in on_start])
     area = float(np.median([b.area for b in early]))
     core = float(np.median([b.core_area or b.area for b in early]))
     if how in ("start_marker", "moved") and look.start is not None and cls == marker_cls \
@@ -334,10 +334,10 @@ def _vanished_in_place(option: _Spread, frames: int) -> bool:
     ON_MARKER of the start marker is a compression speck that came and went (mazeworld 44646
     v00156: a blue speck on an MMGR start for three frames, learned as the agent while the
     green square was leaving); an agent leaves the window, stays, or enters the goal's cell."""
-    last = max(option.by_frame)
-    if last >= frames - 1:
+    seen = _no_specks_left(_largest_by_frame(option))  # (specks it left: no sightings of it)
+    if seen[-1][0] >= frames - 1:
         return False
-    a, b = option.by_frame[option.first][0], option.by_frame[last][0]
+    a, b = seen[0][1], seen[-1][1]
     return float(np.hypot(a.row - b.row, a.col - b.col)) < MOVED
 
 
@@ -354,22 +354,31 @@ def _uncovered(option: _Spread, marker: Marker | None, start: tuple[float, float
 
 
 def _sized_on_marker(option: _Spread, marker: Marker | None) -> bool:
-    """Whether an object on the start marker is big enough to be an agent drawn over it."""
-    return marker is None or _typical_area(option) >= ON_MARKER * marker.area
+    """Whether an object on the start marker is big enough to be an agent drawn over it (its
+    usual size, specks it left on the start aside)."""
+    if marker is None:
+        return True
+    usual = float(np.median([b.area for _, b in _no_specks_left(_largest_by_frame(option))]))
+    return usual >= ON_MARKER * marker.area
 
 
-def _no_specks_left(sightings: list[Marker]) -> list[Marker]:
-    """The sightings (in frame order) less those under ON_MARKER of an earlier one: a speck
+def _no_specks_left(sightings: list[tuple[int, Marker]]) -> list[tuple[int, Marker]]:
+    """The sightings ((frame, blob), in frame order) less those under ON_MARKER of an earlier
+    one: a speck
     left on the start after the agent went (a crushed fringe of a MazePlot start circle, of
     the star's class, seen in three frames after the star, seen there once, left in a 1-fps
     strip: mazeworld 77077 v00254 shaken, flickered and crushed; the look learned from the
     speck let the track follow specks). An agent does not shrink tenfold in place; one
-    drawing a trail only grows."""
-    kept: list[Marker] = []
+    drawing a trail only grows. Nor is a speck it left a sign that it vanished where it was,
+    nor of its size (mazeworld 78078 v00259 tilted, drifted and crushed: a MazePlot star
+    drawing a trail in a 2-fps strip, seen on the start and half a cell on, then merged with
+    its trail into a blob too long for a marker, while specks stayed on the start; the start
+    circle was learned as the agent)."""
+    kept: list[tuple[int, Marker]] = []
     largest = 0.0
-    for b in sightings:
+    for f, b in sightings:
         if b.area >= ON_MARKER * largest:
-            kept.append(b)
+            kept.append((f, b))
         largest = max(largest, b.area)
     return kept
 

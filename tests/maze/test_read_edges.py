@@ -563,11 +563,47 @@ def test_a_speck_left_on_the_start_after_the_agent_went_does_not_size_it() -> No
 
     def areas(*sizes: float) -> list[float]:
         seen = [Marker(row=1.0, col=1.0, area=a, hue=115, rgb=(40, 60, 230), cell=(0, 0)) for a in sizes]
-        return [m.area for m in _no_specks_left(seen)]
+        return [m.area for _, m in _no_specks_left(list(enumerate(seen)))]
 
     assert areas(0.15, 0.001, 0.002, 0.001) == [0.15]
     assert areas(0.01, 0.05, 0.2, 0.5) == [0.01, 0.05, 0.2, 0.5]
     assert areas(0.001, 0.15, 0.02) == [0.001, 0.15, 0.02]
+
+
+def test_specks_left_on_the_start_do_not_make_an_agent_that_left_vanish_in_place() -> None:
+    # a 2-fps strip: a blue icon appears on the start in frame 1, is a cell down in frame 2
+    # with the trail it draws, and from frame 3 on is one blob with its trail, too long for a
+    # marker; specks of its class stay on the start (frames 3, 4 and 7). Its last sighting was
+    # a speck where it first stood: "vanished in place", and the green start square was
+    # learned as the agent (mazeworld 78078 v00259 tilted, drifted and crushed)
+    from cvcheck.maze.look import learn_agent
+
+    unit = 40
+    img, spec = _lattice(unit)
+    r, c = spec.start
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    blue = (40, 60, 230)
+    x = c * unit + unit // 2
+    frames = []
+    for t in range(12):
+        frame = img.copy()
+        if t == 1:
+            frame[r * unit + 8:r * unit + 32, c * unit + 8:c * unit + 32] = blue
+        elif t == 2:  # a cell down, its trail behind it
+            y = (r + 2) * unit + unit // 2
+            frame[r * unit + unit // 2:y, x - 3:x + 3] = blue
+            frame[y - 12:y + 12, x - 12:x + 12] = blue
+        else:  # a cell down, then two to the left along the corridor: one long blob
+            y, left = (r + 2) * unit + unit // 2, x - 4 * unit
+            frame[r * unit + unit // 2:y, x - 4:x + 4] = blue
+            frame[y - 4:y + 4, left:x + 4] = blue
+            frame[y - 8:y + 8, left - 8:left + 8] = blue
+        if t in (3, 4, 7):
+            frame[r * unit + 6:r * unit + 9, c * unit + 6:c * unit + 9] = blue
+        frames.append(frame)
+    agent = learn_agent(frames, reading.look, reading.spec)
+    assert agent.hue_class == (86, 130) and agent.how == "appeared", agent
 
 
 def test_a_fringe_ringing_at_a_start_marker_corner_once_the_agent_left_is_not_the_agent() -> None:
