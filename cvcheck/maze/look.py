@@ -333,8 +333,9 @@ def _vanished_in_place(option: _Spread, frames: int) -> bool:
     moved (its last sighting under MOVED cells from its first). One that is also under
     ON_MARKER of the start marker is a compression speck that came and went (mazeworld 44646
     v00156: a blue speck on an MMGR start for three frames, learned as the agent while the
-    green square was leaving); an agent leaves the window, stays, or enters the goal's cell."""
-    seen = _no_specks_left(_largest_by_frame(option))  # (specks it left: no sightings of it)
+    green square was leaving); an agent leaves the window, stays, or enters the goal's cell.
+    Specks it left on the start are no sightings of it (:func:`_no_specks_left`)."""
+    seen = _own_sightings(option)
     if seen[-1][0] >= frames - 1:
         return False
     a, b = seen[0][1], seen[-1][1]
@@ -358,22 +359,25 @@ def _sized_on_marker(option: _Spread, marker: Marker | None) -> bool:
     usual size, specks it left on the start aside)."""
     if marker is None:
         return True
-    usual = float(np.median([b.area for _, b in _no_specks_left(_largest_by_frame(option))]))
-    return usual >= ON_MARKER * marker.area
+    return float(np.median([b.area for _, b in _own_sightings(option)])) >= ON_MARKER * marker.area
+
+
+def _own_sightings(option: _Spread) -> list[tuple[int, Marker]]:
+    """Its largest sighting in each frame, less the specks it left (:func:`_no_specks_left`)."""
+    return _no_specks_left(_largest_by_frame(option))
 
 
 def _no_specks_left(sightings: list[tuple[int, Marker]]) -> list[tuple[int, Marker]]:
     """The sightings ((frame, blob), in frame order) less those under ON_MARKER of an earlier
-    one: a speck
-    left on the start after the agent went (a crushed fringe of a MazePlot start circle, of
-    the star's class, seen in three frames after the star, seen there once, left in a 1-fps
-    strip: mazeworld 77077 v00254 shaken, flickered and crushed; the look learned from the
-    speck let the track follow specks). An agent does not shrink tenfold in place; one
-    drawing a trail only grows. Nor is a speck it left a sign that it vanished where it was,
-    nor of its size (mazeworld 78078 v00259 tilted, drifted and crushed: a MazePlot star
-    drawing a trail in a 2-fps strip, seen on the start and half a cell on, then merged with
-    its trail into a blob too long for a marker, while specks stayed on the start; the start
-    circle was learned as the agent)."""
+    one: specks left on the start after the agent went. An agent does not shrink tenfold in
+    place; one drawing a trail only grows.
+
+    Such specks sized the agent (a crushed fringe of a MazePlot start circle, of the star's
+    class, seen in the three frames after the star was there once, in a 1-fps strip: mazeworld
+    77077 v00254 shaken, flickered and crushed; the track then followed specks), and made an
+    agent that left "vanish in place", too small to be one (78078 v00259 tilted, drifted and
+    crushed: a MazePlot star drawing a trail in a 2-fps strip, seen on the start and a cell on,
+    then one blob with its trail, too long for a marker; the start circle was learned instead)."""
     kept: list[tuple[int, Marker]] = []
     largest = 0.0
     for f, b in sightings:
