@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cvcheck.config import Config
+from cvcheck.maze.lattice import MazeSpec
 from cvcheck.maze.read import Blocked, MazeReading, keep_hidden_walls, read_maze
 from cvcheck.maze.spec_io import spec_from_ascii
 from cvcheck.maze.video import analyse_video
@@ -32,7 +33,7 @@ ASCII = """
 """
 
 
-def _lattice(unit: int, art: str = ASCII) -> tuple[np.ndarray, object]:
+def _lattice(unit: int, art: str = ASCII) -> tuple[np.ndarray, MazeSpec]:
     """A maze in ASCII art drawn as MMGR's lattice, ``unit`` pixels a lattice cell."""
     spec = spec_from_ascii(art)
     walls = np.array([[ch == "#" for ch in line] for line in art.strip("\n").splitlines()])
@@ -158,6 +159,14 @@ def test_a_border_washed_out_under_a_watermark_stays_closed() -> None:
     reading = read_maze(img)
     assert not isinstance(reading, Unparseable), reading
     assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+def _read_lattice(unit: int) -> tuple[np.ndarray, tuple[int, int], MazeReading]:
+    """:func:`_lattice` of ``ASCII``, its start (lattice row, column) and its reading."""
+    img, spec = _lattice(unit)
+    reading = read_maze(img)
+    assert not isinstance(reading, Unparseable), reading
+    return img, spec.start, reading
 
 
 def _start_erased(cell: int, *, margin: int = 40) -> tuple[np.ndarray, object, tuple[int, int]]:
@@ -383,10 +392,7 @@ def _speck_beside_the_start(unit: int, *, in_frames: tuple[int, ...]) -> tuple[l
                                                                                 tuple[int, int]]:
     """Twelve frames of an MMGR lattice with a 3-px blue speck beside its start in ``in_frames``:
     (frames, the maze read from the first, the start's lattice cell)."""
-    img, spec = _lattice(unit)
-    reading = read_maze(img)
-    assert not isinstance(reading, Unparseable), reading
-    r, c = spec.start
+    img, (r, c), reading = _read_lattice(unit)
     frames = []
     for f in range(12):
         frame = img.copy()
@@ -539,10 +545,7 @@ def test_a_speck_left_on_the_start_after_the_agent_went_does_not_size_it() -> No
     from cvcheck.maze.look import learn_agent
 
     unit = 40
-    img, spec = _lattice(unit)
-    r, c = spec.start
-    reading = read_maze(img)
-    assert not isinstance(reading, Unparseable), reading
+    img, (r, c), reading = _read_lattice(unit)
     frames = []
     for t in range(8):
         frame = img.copy()
@@ -579,10 +582,7 @@ def test_specks_left_on_the_start_do_not_make_an_agent_that_left_vanish_in_place
     from cvcheck.maze.look import learn_agent
 
     unit = 40
-    img, spec = _lattice(unit)
-    r, c = spec.start
-    reading = read_maze(img)
-    assert not isinstance(reading, Unparseable), reading
+    img, (r, c), reading = _read_lattice(unit)
     blue = (40, 60, 230)
     x = c * unit + unit // 2
     frames = []
@@ -614,10 +614,7 @@ def test_a_fringe_ringing_at_a_start_marker_corner_once_the_agent_left_is_not_th
     from cvcheck.maze.look import learn_agent
 
     unit = 40
-    img, spec = _lattice(unit)
-    r, c = spec.start
-    reading = read_maze(img)
-    assert not isinstance(reading, Unparseable), reading
+    img, (r, c), reading = _read_lattice(unit)
     frames = []
     for t in range(12):
         frame = img.copy()
