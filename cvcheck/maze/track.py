@@ -50,6 +50,8 @@ from ..vision.geometry import distance_to_polyline
 from .video_obs import Blob
 
 LINK_RADIUS = 3.0     #: lattice cells an object may move between two consecutive frames
+FAST_MARGIN = 2.0     #: a fast agent moves up to this many times the solution's length over the frames a frame
+MAX_REACH = 8.0       #: lattice cells: the farthest a link reaches, however fast the video (see link_reach)
 GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last position is "near"
 GATE_PER_FRAME = 1.0  #: ... plus this per missing frame
 MIN_TRACKLET = 2      #: shorter tracklets are noise (unless nothing else exists)
@@ -147,7 +149,7 @@ class Track:
         return tracked[~standin[tracked]]
 
 
-def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
+def link_tracklets(detections: Sequence[Sequence[Blob]], *, reach: float = LINK_RADIUS) -> list[Tracklet]:
     """Greedy nearest-neighbour linking of detections in consecutive frames; a still object
     unseen for at most REVIVE_FRAMES frames is continued by a detection where it stood.
 
@@ -164,7 +166,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         if not resting and len(active) == 1 and len(blobs) == 1:  # the usual frame: one object, seen again
             tr, blob = active[0], blobs[0]
             p = tr.blobs[-1]
-            if _within(blob.row - p.row, blob.col - p.col, _reach(tr)):
+            if _within(blob.row - p.row, blob.col - p.col, _reach(tr, reach)):
                 tr.frames.append(t)
                 tr.blobs.append(blob)
                 continue
@@ -180,10 +182,10 @@ def link_tracklets(detections: Sequence[Sequence[Blob]]) -> list[Tracklet]:
         if blobs:
             for a, tr in enumerate(candidates):
                 p = tr.blobs[-1]
-                reach = _reach(tr) if a < n_active else STATIC_SPAN  # a still object stays where it stood
+                within = _reach(tr, reach) if a < n_active else STATIC_SPAN  # a still object stays where it stood
                 for b, blob in enumerate(blobs):
                     dr, dc = blob.row - p.row, blob.col - p.col
-                    if _within(dr, dc, reach):
+                    if _within(dr, dc, within):
                         pairs.append((dr * dr + dc * dc, a, b, dr, dc))
         if len(pairs) > 1:
             pairs = _merged_to_mover(pairs, candidates, blobs)
@@ -361,12 +363,13 @@ def _nearest_first(pairs: list[tuple[float, int, int, float, float]]) -> None:
 
 
 def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, float] | None,
-                max_gap: int) -> Track:
-    """Chain tracklets into the agent's track (see the module docstring)."""
+                max_gap: int, reach: float = LINK_RADIUS) -> Track:
+    """Chain tracklets into the agent's track (see the module docstring). ``reach``: lattice
+    cells the agent may move between two frames (:func:`link_reach`)."""
     n = len(detections)
     pos = np.full((n, 2), np.nan)
     overlap = np.full(n, np.nan)
-    tracklets = link_tracklets(detections)
+    tracklets = link_tracklets(detections, reach=reach)
     long = [tr for tr in tracklets if len(tr.frames) >= MIN_TRACKLET] or tracklets
     long = [tr for tr in long if any(b.fresh for b in tr.blobs)] or long  # never-moving trails are not agents
     short = [tr for tr in tracklets if len(tr.frames) < MIN_TRACKLET]  # (a mover's first sighting, maybe)
@@ -385,7 +388,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     else:
         current = max(opening, key=lambda tr: (len(tr.frames), -tr.start))
     while True:
-        current = _leave_markers(track, current, long, short, max_gap)
+        current = _leave_markers(track, current, long, short, max_gap, reach=reach)
         current = _drop_stale_tail(current, long)
         if (twin := _twin_successor(current, long)) is not None:
             _place(track, current)
@@ -398,14 +401,14 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
         def dist(tr: Tracklet, last: np.ndarray = last) -> float:  # this iteration's `last`, bound explicitly (B023)
             return float(np.hypot(*(tr.first() - last)))
 
-        near = [tr for tr in soon if _in_gate(current, tr)]
+        near = [tr for tr in soon if _in_gate(current, tr, reach)]
         # a mover that came apart from the followed object as it ended goes on with the track
         # where what comes after is still, or moves on from where the mover ended (_bridges)
         still = all(_still(tr) for tr in near)
         moving = bool(near) and not any(_still(tr) for tr in near)
         if (still or moving) and \
                 (split := _split_successor(current, long, _way(track, current))) is not None and \
-                (_bridges(split, near) if moving else not near or _moves_on_through(split, near)):
+                (_bridges(split, near, reach) if moving else not near or _moves_on_through(split, near)):
             _place(track, _prefix(current, bisect_left(current.frames, split.start)))
             current = split
             continue
@@ -494,13 +497,13 @@ def _moves_on_through(split: Tracklet, near: list[Tracklet]) -> bool:
     return not _still(split) and all(split.end >= tr.start for tr in near)
 
 
-def _bridges(split: Tracklet, near: list[Tracklet]) -> bool:
+def _bridges(split: Tracklet, near: list[Tracklet], reach: float = GATE_BASE) -> bool:
     """Whether ``split`` (see :func:`_split_successor`), moving, leads on to each of the
     ``near`` ones: each begins after it ends, near where it ended. The track goes on through it
     rather than over the frames it covers (mazeworld 77077 v00019 ghosted and sharpened: a star
     seen as itself and its ghost, the track on the ghost, which stopped; the star's own
     tracklet passed over, a wall it crossed went unseen and the wall pass passed)."""
-    return not _still(split) and all(split.end < tr.start and _in_gate(split, tr) for tr in near)
+    return not _still(split) and all(split.end < tr.start and _in_gate(split, tr, reach) for tr in near)
 
 
 def _drop_stale_tail(current: Tracklet, pool: list[Tracklet]) -> Tracklet:
@@ -527,7 +530,7 @@ def _still(tr: Tracklet) -> bool:
     return len(tr.blobs) >= 2 and tr.span() < STATIC_SPAN
 
 
-def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int) -> bool:
+def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int, reach: float = GATE_BASE) -> bool:
     """Whether ``tr`` never moved, was gone before ``followed`` - which moved, so drew any
     trail there is - was last seen, and nothing goes on from it (no tracklet of ``pool``
     begins near where it ended within ``max_gap`` frames, as the track's next piece would): a
@@ -540,13 +543,15 @@ def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: in
     not seen for most of the video (tests/maze/test_maze_unplanned.py: the crossing was lost)."""
     if not _still(tr) or tr.end >= followed.end or _still(followed):
         return False
-    return not any(tr.end < o.start <= tr.end + max_gap + 1 and _in_gate(tr, o) for o in pool if o is not followed)
+    return not any(tr.end < o.start <= tr.end + max_gap + 1 and _in_gate(tr, o, reach)
+                   for o in pool if o is not followed)
 
 
-def _in_gate(prev: Tracklet, nxt: Tracklet) -> bool:
+def _in_gate(prev: Tracklet, nxt: Tracklet, base: float = GATE_BASE) -> bool:
     """Whether ``nxt`` (beginning after ``prev`` ends) begins near where ``prev`` ended: within
-    GATE_BASE lattice cells, plus GATE_PER_FRAME for each frame missed between them."""
-    return float(np.hypot(*(nxt.first() - prev.last()))) <= GATE_BASE + GATE_PER_FRAME * (nxt.start - prev.end - 1)
+    ``base`` lattice cells (GATE_BASE, or the video's link reach where larger: see
+    :func:`link_reach`), plus GATE_PER_FRAME for each frame missed between them."""
+    return float(np.hypot(*(nxt.first() - prev.last()))) <= base + GATE_PER_FRAME * (nxt.start - prev.end - 1)
 
 
 def _static(tr: Tracklet) -> bool:
@@ -555,7 +560,7 @@ def _static(tr: Tracklet) -> bool:
 
 
 def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
-                   short: Sequence[Tracklet], max_gap: int) -> Tracklet:
+                   short: Sequence[Tracklet], max_gap: int, *, reach: float = GATE_BASE) -> Tracklet:
     """When the followed object stops for good and a moving object splits off from it (the
     agent leaving a copy of itself - the start marker - behind), follow the mover. One first
     seen in the same frame as the followed object counts when it moves on: an agent that
@@ -566,9 +571,9 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
     (:func:`_bridged`)."""
     while True:
         movers = []
-        for tr in [*pool, *_bridged(pool, short, current)]:
+        for tr in [*pool, *_bridged(pool, short, current, reach)]:
             if tr is current or not (current.start <= tr.start <= current.end) \
-                    or tr.start == current.start and _still(tr) or _flicker(tr, current, pool, max_gap):
+                    or tr.start == current.start and _still(tr) or _flicker(tr, current, pool, max_gap, reach):
                 continue
             # the followed object while the mover exists (the agent may come back over it later),
             # over at least SPLIT_WATCH frames (a slow agent looks still over a few)
@@ -614,7 +619,8 @@ def _still_before(tr: Tracklet, n: int) -> list[int]:
     return tr.frames[i:n]
 
 
-def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet) -> list[Tracklet]:
+def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet,
+             reach: float = GATE_BASE) -> list[Tracklet]:
     """Tracklets of ``pool`` that begin while ``current`` is followed, each with the short
     tracklet (``short``: a sighting or so) it continues prefixed: one that ended at most
     BRIDGE_GAP frames before it began, within reach of its first blob (GATE_BASE, plus
@@ -634,7 +640,7 @@ def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet)
         for gap in range(1, BRIDGE_GAP + 1):
             for b in ending.get(tr.start - gap - 1, ()):
                 last = b.blobs[-1]
-                if _within(first.row - last.row, first.col - last.col, GATE_BASE + GATE_PER_FRAME * gap):
+                if _within(first.row - last.row, first.col - last.col, reach + GATE_PER_FRAME * gap):
                     out.append(Tracklet(frames=b.frames + tr.frames, blobs=b.blobs + tr.blobs))
     return out
 
@@ -649,14 +655,27 @@ def _rested(tr: Tracklet, frame: int) -> bool:
     return finite and max(r1 - r0, c1 - c0) < STATIC_SPAN
 
 
-def _reach(tr: Tracklet) -> float:
+def link_reach(solution_length: int, frames: int) -> float:
+    """Lattice cells the agent may move between two consecutive frames of a video of
+    ``frames`` frames whose maze's solution is ``solution_length`` lattice cells long:
+    LINK_RADIUS, or FAST_MARGIN x the solution over the frames where that is more (at most
+    MAX_REACH). An agent solving the maze in a few frames moves farther each frame than
+    LINK_RADIUS allows: a strip of a few frames of a longer video, one frame in two kept, is
+    two cells a frame (``benchmarks/maze_frame_rates.py --strip-step 2``), and its agent was
+    seen as a dozen objects of one sighting each."""
+    if frames < 2:
+        return LINK_RADIUS
+    return max(LINK_RADIUS, min(MAX_REACH, FAST_MARGIN * solution_length / (frames - 1)))
+
+
+def _reach(tr: Tracklet, reach: float = LINK_RADIUS) -> float:
     """How far an object followed may be linked on in the next frame: LINK_RADIUS, STATIC_SPAN
     once at rest - a blob further off is another object, or the same one setting off, whose
     tracklet the track then continues. Else a look-alike at rest took an agent walking over it
     as one blob with it, then the agent as the two came apart, and went on with it, while the
     agent's own tracklet took the look-alike as it showed again, where the track then ended
     (mazeworld 81818 v00077 ghosted: "never reaches the goal")."""
-    return STATIC_SPAN if _rested(tr, tr.end) else LINK_RADIUS
+    return STATIC_SPAN if _rested(tr, tr.end) else reach
 
 
 def _prefix(tr: Tracklet, n: int) -> Tracklet:

@@ -35,7 +35,7 @@ from .read import (
     settle_walls,
 )
 from .style import StyleProfile, get_style
-from .track import Track, build_track
+from .track import Track, build_track, link_reach
 from .video_canvas import CanvasGeometry
 from .video_frames import FrameAnalyser
 from .video_metrics import (
@@ -260,7 +260,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
             goal_pos[t] = (o.goal.row, o.goal.col)
             goal_area[t] = o.goal.area
     start = (spec.start[0] + 0.5, spec.start[1] + 0.5) if prof.agent_is_start else None
-    track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames)
+    track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames,
+                        reach=link_reach(len(spec.solution), n))
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)

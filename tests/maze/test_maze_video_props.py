@@ -1301,3 +1301,20 @@ def test_tracker_keeps_to_the_followed_object_where_what_came_apart_leads_nowher
     track = build_track(frames, start=(13.5, 7.5), max_gap=12)
     assert np.allclose(track.pos[:10], walk) and np.isnan(track.pos[10:18]).all()
     assert np.allclose(track.pos[18:], on)
+
+
+def test_tracker_links_an_agent_two_cells_a_frame_in_a_short_strip() -> None:
+    # a strip of six frames, one in two of a longer one kept: the agent goes two cells (four
+    # lattice cells) a frame, beyond LINK_RADIUS; with the reach the maze's solution asks of so
+    # few frames it is one object, not six seen once each, joined by far jumps
+    from cvcheck.maze.track import LINK_RADIUS, MAX_REACH, link_reach
+
+    walk = [[Blob(1.0, 1.0 + 4.0 * t, 0.3)] for t in range(6)]
+    reach = link_reach(21, len(walk))
+    assert reach >= 4.0
+    fast = build_track(walk, start=(1.0, 1.0), max_gap=12, reach=reach)
+    assert len(fast.pieces) == 1 and fast.far_jumps == 0 and not np.isnan(fast.pos).any()
+    assert build_track(walk, start=(1.0, 1.0), max_gap=12).far_jumps == 5
+    # a video of the usual length keeps LINK_RADIUS, and no video links farther than MAX_REACH
+    assert link_reach(40, 81) == LINK_RADIUS and link_reach(21, 1) == LINK_RADIUS
+    assert link_reach(400, 3) == MAX_REACH
