@@ -1,7 +1,8 @@
 """Following the agent through a video: tracklets of nearby detections, then one track.
 
 Detections (agent-coloured blobs per frame) are linked frame to frame into
-*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame; an object at
+*tracklets* (nearest first, at most ``LINK_RADIUS`` lattice cells per frame, more in a
+video of few frames for its maze's solution (:func:`link_reach`); an object at
 rest - ``REST_SIGHTINGS`` sightings in one place - only ``STATIC_SPAN``; a mover's step back
 onto the way it just walked only after a blob ahead of it: a trail piece left behind; a still
 object's jump beyond ``STATIC_SPAN`` only onto a blob no mover reaches). A still object that
@@ -50,7 +51,7 @@ from ..vision.geometry import distance_to_polyline
 from .video_obs import Blob
 
 LINK_RADIUS = 3.0     #: lattice cells an object may move between two consecutive frames
-FAST_MARGIN = 2.0     #: a fast agent moves up to this many times the solution's length over the frames a frame
+FAST_MARGIN = 2.0     #: a frame's step is at most this many times the average one (the solution over the frames)
 MAX_REACH = 8.0       #: lattice cells: the farthest a link reaches, however fast the video (see link_reach)
 GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last position is "near"
 GATE_PER_FRAME = 1.0  #: ... plus this per missing frame
