@@ -498,7 +498,7 @@ def _moves_on_through(split: Tracklet, near: list[Tracklet]) -> bool:
     return not _still(split) and all(split.end >= tr.start for tr in near)
 
 
-def _bridges(split: Tracklet, near: list[Tracklet], reach: float = GATE_BASE) -> bool:
+def _bridges(split: Tracklet, near: list[Tracklet], reach: float) -> bool:
     """Whether ``split`` (see :func:`_split_successor`), moving, leads on to each of the
     ``near`` ones: each begins after it ends, near where it ended. The track goes on through it
     rather than over the frames it covers (mazeworld 77077 v00019 ghosted and sharpened: a star
@@ -531,7 +531,7 @@ def _still(tr: Tracklet) -> bool:
     return len(tr.blobs) >= 2 and tr.span() < STATIC_SPAN
 
 
-def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int, reach: float = GATE_BASE) -> bool:
+def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int, reach: float) -> bool:
     """Whether ``tr`` never moved, was gone before ``followed`` - which moved, so drew any
     trail there is - was last seen, and nothing goes on from it (no tracklet of ``pool``
     begins near where it ended within ``max_gap`` frames, as the track's next piece would): a
@@ -548,7 +548,7 @@ def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: in
                    for o in pool if o is not followed)
 
 
-def _in_gate(prev: Tracklet, nxt: Tracklet, base: float = GATE_BASE) -> bool:
+def _in_gate(prev: Tracklet, nxt: Tracklet, base: float) -> bool:
     """Whether ``nxt`` (beginning after ``prev`` ends) begins near where ``prev`` ended: within
     ``base`` lattice cells (GATE_BASE, or the video's link reach where larger: see
     :func:`link_reach`), plus GATE_PER_FRAME for each frame missed between them."""
@@ -561,7 +561,7 @@ def _static(tr: Tracklet) -> bool:
 
 
 def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
-                   short: Sequence[Tracklet], max_gap: int, *, reach: float = GATE_BASE) -> Tracklet:
+                   short: Sequence[Tracklet], max_gap: int, *, reach: float) -> Tracklet:
     """When the followed object stops for good and a moving object splits off from it (the
     agent leaving a copy of itself - the start marker - behind), follow the mover. One first
     seen in the same frame as the followed object counts when it moves on: an agent that
@@ -621,7 +621,7 @@ def _still_before(tr: Tracklet, n: int) -> list[int]:
 
 
 def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet,
-             reach: float = GATE_BASE) -> list[Tracklet]:
+             reach: float) -> list[Tracklet]:
     """Tracklets of ``pool`` that begin while ``current`` is followed, each with the short
     tracklet (``short``: a sighting or so) it continues prefixed: one that ended at most
     BRIDGE_GAP frames before it began, within reach of its first blob (GATE_BASE, plus
