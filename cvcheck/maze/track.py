@@ -57,7 +57,8 @@ GATE_BASE = 3.0       #: lattice cells: a continuation this close to the last po
 GATE_PER_FRAME = 1.0  #: ... plus this per missing frame
 MIN_TRACKLET = 2      #: shorter tracklets are noise (unless nothing else exists)
 STATIC_SPAN = 0.6     #: a tracklet moving less than this (lattice cells) is a static marker
-SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split off from it
+SPLIT_RADIUS = 3.0    #: a mover appearing this close to a static marker split off from it (or within
+                      #: the link reach, where that is farther: a fast strip's agent is a reach on)
 SPLIT_MIN = 0.5       #: ... and at least this far from it (two blobs, not one flickering)
 SPLIT_WATCH = 8       #: frames the followed object must stay still after a mover appears
 REVIVE_FRAMES = 8     #: frames a still object may go unseen and still continue its tracklet where it stood
@@ -569,7 +570,10 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
     away in frame 1 of a 2-fps strip: mazeworld 81818 v00038 shaken); it was on the marker
     the frame before, where the track then begins. A mover is also taken from a sighting too
     short for a tracklet of its own (``short``) that it continues after a frame or two missed
-    (:func:`_bridged`)."""
+    (:func:`_bridged`). Split off: first seen within SPLIT_RADIUS of the followed object, or
+    within ``reach`` where that is farther (a VMEvalKit dot that leaves a copy of itself on the
+    start, in a strip with one frame in two kept, is first seen two cells from it: the track
+    stayed on the copy, "never reaches the goal")."""
     while True:
         movers = []
         for tr in [*pool, *_bridged(pool, short, current, reach)]:
@@ -589,7 +593,7 @@ def _leave_markers(track: Track, current: Tracklet, pool: list[Tracklet],
             origins = [pts[0]] if len(rest) else []
             origins += [np.array([b.row, b.col]) for b in before]
             if len(rest) >= 3 and float(np.ptp(pts, axis=0).max()) < STATIC_SPAN and moves \
-                    and min(float(np.hypot(*(tr.first() - o))) for o in origins) <= SPLIT_RADIUS:
+                    and min(float(np.hypot(*(tr.first() - o))) for o in origins) <= max(SPLIT_RADIUS, reach):
                 movers.append(tr)
         if not movers:
             return current
