@@ -14,7 +14,11 @@ first frames, and the agent's class is
 3. else, with two classes on the start (each seen in two frames or more), the one that
    is not the start marker's, if at least a tenth of its size (an icon drawn over it; an
    H.264 fringe along a green square's edge is magenta);
-4. else the start marker's own class (MMGR: the green square is the agent), also when it
+4. else one absent from the first frame that appeared near the start but off it and went
+   on (a MazePlot star in a strip of a few frames of a video, one frame in two kept: never
+   seen on the start); the verifier then places it on the start the frame before it was
+   first seen, so that step is checked as any other;
+5. else the start marker's own class (MMGR: the green square is the agent), also when it
    is seen only once (a dot that leaves at once, paling inside the trail it draws).
 
 Its hue window, saturation, value and size come from those observations, so a 3-px dot
@@ -46,6 +50,7 @@ ON_MARKER = 0.1        #: an object on the start marker from the first frame is 
 FRINGE_REACH = 0.25    #: cells beyond a larger object's edge a compression fringe of it stays within
 UNCOVERED_AT = 0.25    #: cells: an uncovered start marker ends centred this near the start
 WINDOW = 3             #: cells around the start the agent is looked for in (it leaves them later)
+APPEARED_WITHIN = 2.5  #: cells from the start an agent absent from the first frame may first be seen at
 MIN_AGENT = 0.0003     #: cells^2: smaller coloured specks are no agent (a 4-px dot in a 200-px cell is 0.0003)
 LEARN_PX_PER_CELL = 160  #: the window around the start is searched this finely (a 3-px dot stays a few pixels)
 LATTICE_THICKNESS = 0.3  #: walls this thick (cells) are analysed as a lattice, thinner ones as lines
@@ -60,7 +65,7 @@ class AgentLook:
     area: float                     #: cells^2 (median over the frames it was seen on the start)
     saturation: int                 #: typical HSV saturation and value (0-255)
     value: int
-    how: str                        #: moved | appeared | on_start_marker | start_marker | default
+    how: str                        #: moved | appeared | on_start_marker | appeared_off_start | start_marker | default
     core_area: float = 0.0          #: cells^2 at least half as vivid as its peak (its drawn size under blur)
     #: its first sighting on the start: (learning frame, row, col in cells), None by default
     seen_at: tuple[int, float, float] | None = None
@@ -152,6 +157,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     start = (sr + 0.5, sc + 0.5)
     seen: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in HUE_CLASSES if cls != RED_HUES}
     pale: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in seen}  # vivid only in part (+ trail)
+    on_goal: dict[tuple[int, int], list[list[Marker]]] = {cls: [] for cls in seen}  # in the goal's cell
+    goal_like: list[list[Marker]] = []  # red objects (the goal marker, wherever it is drawn)
     box, grid, origin = _window(look, (sr, sc), WINDOW)
     # whatever is drawn in the goal's cell belongs to the goal (a flag's pole is brown: orange)
     goal_cell = look.goal.cell if look.goal is not None else lattice_to_cell(spec.goal)
@@ -161,12 +168,18 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
                   for b in find_markers(frame, box, grid, px_per_cell=LEARN_PX_PER_CELL, min_area=MIN_AGENT)
                   if b.area >= MIN_AGENT and max(_saturation(b), b.peak_saturation) >= 90)
         of_class: dict[tuple[int, int], list[Marker]] = {cls: [] for cls in seen}  # red is the goal's
+        in_goal: dict[tuple[int, int], list[Marker]] = {cls: [] for cls in seen}
+        red: list[Marker] = []
         for b in placed:
-            if b.cell != goal_cell and (cls := _class_of(b.hue)) in of_class:  # in maze cells, not the window's
-                of_class[cls].append(b)
+            if (cls := _class_of(b.hue)) in of_class:  # (in maze cells, not the window's)
+                (in_goal if b.cell == goal_cell else of_class)[cls].append(b)
+            elif _saturation(b) >= 90:
+                red.append(b)
+        goal_like.append(red)
         for cls, blobs in of_class.items():
             seen[cls].append([b for b in blobs if _saturation(b) >= 90])
             pale[cls].append(blobs)
+            on_goal[cls].append([b for b in in_goal[cls] if _saturation(b) >= 90])
     options = {cls: spread for cls, per_frame in seen.items() if (spread := _spread(per_frame, start)) is not None}
     marker_cls = _class_of(look.start.hue) if look.start is not None else None
     # An agent moving away may be seen once (it leaves the window); any other candidate is
@@ -202,6 +215,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     elif len(stayed) > 1 and marker_cls is not None and (on := [c for c in stayed if c != marker_cls
                                                                 and _sized_on_marker(options[c], look.start)]):
         how, pick = "on_start_marker", max(on, key=lambda c: len(options[c].followed))
+    elif (off := _appeared_off_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls)) is not None:
+        how, (pick, options[pick]) = "appeared_off_start", off
     elif options:  # (seen once: an agent that leaves at once, pales as it draws a trail)
         how, pick = "start_marker", max(options, key=lambda c: (c == marker_cls, len(options[c].followed)))
     if pick is None:
@@ -226,8 +241,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     on_start_by_frame = _largest_by_frame(options[pick], on_the_start)
     on_start = _no_specks_left(on_start_by_frame or _largest_by_frame(options[pick]))
     seen_at = None
-    if on_start_by_frame:  # (its first sighting on the start)
-        at, first_on = on_start_by_frame[0]
+    if on_start_by_frame or how == "appeared_off_start":  # (its first sighting on the start, or near it)
+        at, first_on = (on_start_by_frame or _largest_by_frame(options[pick]))[0]
         seen_at = (at, first_on.row, first_on.col)
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor
@@ -326,6 +341,56 @@ def _fringe_of_marker(option: _Spread, marker: Marker | None) -> bool:
     if marker is None or _typical_area(option) >= ON_MARKER * marker.area:
         return False
     return all(_at_edge_of(b, marker) for blobs in option.by_frame.values() for b in blobs)
+
+
+def _appeared_off_start(seen: dict[tuple[int, int], list[list[Marker]]],
+                        on_goal: dict[tuple[int, int], list[list[Marker]]], goal_like: list[list[Marker]],
+                        start: tuple[float, float], marker: Marker | None, *, exclude: tuple[int, int] | None
+                        ) -> tuple[tuple[int, int], _Spread] | None:
+    """The class of an agent first seen near the start but off it, and its sightings: absent
+    from the first frame, it appears after it within APPEARED_WITHIN cells of the start, at
+    least ON_MARKER of the start marker's size, and is seen again (also in the goal's cell:
+    ``on_goal``) at least MOVED cells from where it appeared. A MazePlot star appears only from
+    frame 1: in a strip of a few frames of a video, one frame in two kept, it is first seen a
+    cell or two on and is never followed from the start. Not of the start marker's class
+    (``exclude``), nor at the edge of a far larger object (a compression fringe), nor, where it
+    appears, at the edge of a red one (``goal_like``: a flag's pole, the flag moved near the
+    start); the largest such candidate; None without a start marker or a candidate."""
+    if marker is None:
+        return None
+    least = ON_MARKER * marker.area
+    found: list[tuple[float, tuple[int, int], _Spread]] = []
+    for cls, per_frame in seen.items():
+        if cls == exclude or not per_frame or any(b.area >= least for b in per_frame[0]):
+            continue
+        others = [[b for c, frames in seen.items() if c != cls for b in frames[f]] for f in range(len(per_frame))]
+        by_frame: dict[int, list[Marker]] = {}
+        for f, blobs in enumerate(per_frame):
+            kept = [b for b in (blobs + on_goal[cls][f] if by_frame else blobs) if b.area >= least
+                    and not any(o.area * ON_MARKER > b.area and _at_edge_of(b, o) for o in others[f])]
+            if not by_frame:
+                kept = [b for b in kept if _from(b, start) <= APPEARED_WITHIN and not _at_edge_of(b, marker)
+                        and not any(_at_edge_of(b, g) for g in goal_like[f])]
+            if kept:
+                by_frame[f] = [max(kept, key=lambda b: b.area)]
+        if len(by_frame) < STAYED:
+            continue
+        followed = [bs[0] for _, bs in sorted(by_frame.items())]
+        first = (followed[0].row, followed[0].col)
+        if max(_from(b, first) for b in followed[1:]) < MOVED:
+            continue  # (an agent walks on from where it appears; one drawing a trail is one blob with it)
+        far = max(_from(b, start) for b in followed)
+        found.append((followed[0].area, cls, _Spread(followed, min(by_frame), far, len(by_frame), reach=far,
+                                                     by_frame=by_frame)))
+    if not found:
+        return None
+    _, cls, spread = max(found, key=lambda x: x[0])
+    return cls, spread
+
+
+def _from(b: Marker, point: tuple[float, float]) -> float:
+    """Cells from ``b``'s centre to ``point``."""
+    return float(np.hypot(b.row - point[0], b.col - point[1]))
 
 
 def _vanished_in_place(option: _Spread, frames: int) -> bool:

@@ -178,7 +178,8 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
             on_canvas(i, canvas.copy())  # (the analyser reuses its canvas for the next frame)
     settle = max(1, int(round(config.video_settle_seconds * (fps or DEFAULT_FPS))))
     analysis = _analyse_observations(obs, maze, prof, config, analyser, settle=settle,
-                                     line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None)
+                                     line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None,
+                                     starts_unseen=agent.how == "appeared_off_start")
     analysis.look, analysis.agent, analysis.maze_frame = reading.look, agent, first
     return analysis
 
@@ -249,7 +250,7 @@ def _line_halfwidth(look: MazeLook, agent: AgentLook) -> float:
 
 def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfile, cfg: MazeConfig,
                           analyser: FrameAnalyser, *, settle: int,
-                          line_halfwidth: float | None) -> MazeVideoAnalysis:
+                          line_halfwidth: float | None, starts_unseen: bool = False) -> MazeVideoAnalysis:
     n = len(obs)
     ious = np.array([o.iou for o in obs])
     goal_pos = np.full((n, 2), np.nan)
@@ -262,6 +263,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     start = (spec.start[0] + 0.5, spec.start[1] + 0.5) if prof.agent_is_start else None
     track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames,
                         reach=link_reach(len(spec.solution), n))
+    if starts_unseen and start is not None:
+        _stand_in_on_start(track, start, tolerance=2 * cfg.marker_tolerance)
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)
@@ -291,6 +294,23 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                              path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,
                              lowest_agent_floor=analyser.agent.lowest_floor, unseen_route=unseen)
+
+
+def _stand_in_on_start(track: Track, start: tuple[float, float], *, tolerance: float) -> None:
+    """Place an agent first seen off the start, after the first frame, on the start in the frame
+    before (as the start marker, which stands for it there: :attr:`~.track.Track.marker_frames`),
+    so the way from the start to where it was first seen is checked as any other step of it
+    (a wall it went through, a teleport), and the path begins on the start. ``tolerance``:
+    lattice cells from the start's centre a first sighting is on the start within."""
+    tracked = track.tracked
+    if not len(tracked) or tracked[0] == 0:
+        return
+    t0 = int(tracked[0])
+    if float(np.hypot(*(track.pos[t0] - start))) <= tolerance:
+        return
+    track.pos[t0 - 1] = start
+    track.overlap[t0 - 1] = 0.0
+    track.marker_frames = sorted({t0 - 1, *track.marker_frames})
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,
