@@ -14,10 +14,10 @@ first frames, and the agent's class is
 3. else, with two classes on the start (each seen in two frames or more), the one that
    is not the start marker's, if at least a tenth of its size (an icon drawn over it; an
    H.264 fringe along a green square's edge is magenta);
-4. else one absent from the first frame that appeared near the start but off it and went
-   on (a MazePlot star in a strip of a few frames of a video, one frame in two kept: never
-   seen on the start); the verifier then places it on the start the frame before it was
-   first seen, so that step is checked as any other;
+4. else one absent from the first frame that appeared near the start and went on, not
+   followed from it (a MazePlot star in a strip of a few frames of a video, one frame in two
+   kept: first seen a cell or two off the start); where it was first seen off the start, the
+   verifier places it on the start the frame before, so that step is checked as any other;
 5. else the start marker's own class (MMGR: the green square is the agent), also when it
    is seen only once (a dot that leaves at once, paling inside the trail it draws).
 
@@ -65,7 +65,7 @@ class AgentLook:
     area: float                     #: cells^2 (median over the frames it was seen on the start)
     saturation: int                 #: typical HSV saturation and value (0-255)
     value: int
-    how: str                        #: moved | appeared | on_start_marker | appeared_off_start | start_marker | default
+    how: str                        #: moved | appeared | on_start_marker | appeared_near_start | start_marker | default
     core_area: float = 0.0          #: cells^2 at least half as vivid as its peak (its drawn size under blur)
     #: its first sighting on the start: (learning frame, row, col in cells), None by default
     seen_at: tuple[int, float, float] | None = None
@@ -215,8 +215,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     elif len(stayed) > 1 and marker_cls is not None and (on := [c for c in stayed if c != marker_cls
                                                                 and _sized_on_marker(options[c], look.start)]):
         how, pick = "on_start_marker", max(on, key=lambda c: len(options[c].followed))
-    elif (off := _appeared_off_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls)) is not None:
-        how, (pick, options[pick]) = "appeared_off_start", off
+    elif (off := _appeared_near_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls)) is not None:
+        how, (pick, options[pick]) = "appeared_near_start", off
     elif options:  # (seen once: an agent that leaves at once, pales as it draws a trail)
         how, pick = "start_marker", max(options, key=lambda c: (c == marker_cls, len(options[c].followed)))
     if pick is None:
@@ -241,7 +241,7 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     on_start_by_frame = _largest_by_frame(options[pick], on_the_start)
     on_start = _no_specks_left(on_start_by_frame or _largest_by_frame(options[pick]))
     seen_at = None
-    if on_start_by_frame or how == "appeared_off_start":  # (its first sighting on the start, or near it)
+    if on_start_by_frame or how == "appeared_near_start":  # (its first sighting on the start, or near it)
         at, first_on = (on_start_by_frame or _largest_by_frame(options[pick]))[0]
         seen_at = (at, first_on.row, first_on.col)
     rgb = np.array([b.rgb for b in followed], np.float64)
@@ -343,16 +343,17 @@ def _fringe_of_marker(option: _Spread, marker: Marker | None) -> bool:
     return all(_at_edge_of(b, marker) for blobs in option.by_frame.values() for b in blobs)
 
 
-def _appeared_off_start(seen: dict[tuple[int, int], list[list[Marker]]],
-                        on_goal: dict[tuple[int, int], list[list[Marker]]], goal_like: list[list[Marker]],
-                        start: tuple[float, float], marker: Marker | None, *, exclude: tuple[int, int] | None
-                        ) -> tuple[tuple[int, int], _Spread] | None:
-    """The class of an agent first seen near the start but off it, and its sightings: absent
-    from the first frame, it appears after it within APPEARED_WITHIN cells of the start, at
-    least ON_MARKER of the start marker's size, and is seen again (also in the goal's cell:
-    ``on_goal``) at least MOVED cells from where it appeared. A MazePlot star appears only from
-    frame 1: in a strip of a few frames of a video, one frame in two kept, it is first seen a
-    cell or two on and is never followed from the start. Not of the start marker's class
+def _appeared_near_start(seen: dict[tuple[int, int], list[list[Marker]]],
+                         on_goal: dict[tuple[int, int], list[list[Marker]]], goal_like: list[list[Marker]],
+                         start: tuple[float, float], marker: Marker | None, *, exclude: tuple[int, int] | None
+                         ) -> tuple[tuple[int, int], _Spread] | None:
+    """The class of an agent that appeared near the start and went on, not followed from it,
+    and its sightings: absent from the first frame, it appears after it within APPEARED_WITHIN
+    cells of the start, at least ON_MARKER of the start marker's size, and is seen again (also
+    in the goal's cell: ``on_goal``) at least MOVED cells from where it appeared. A MazePlot star
+    appears only from frame 1: in a strip of a few frames of a video, one frame in two kept, it
+    is first seen a cell or two on, or on the start once and next in the goal's cell, which the
+    other rules do not follow it into. Not of the start marker's class
     (``exclude``), nor at the edge of a far larger object (a compression fringe), nor, where it
     appears, at the edge of a red one (``goal_like``: a flag's pole, the flag moved near the
     start); the largest such candidate; None without a start marker or a candidate."""
@@ -368,8 +369,8 @@ def _appeared_off_start(seen: dict[tuple[int, int], list[list[Marker]]],
         for f, blobs in enumerate(per_frame):
             kept = [b for b in (blobs + on_goal[cls][f] if by_frame else blobs) if b.area >= least
                     and not any(o.area * ON_MARKER > b.area and _at_edge_of(b, o) for o in others[f])]
-            if not by_frame:
-                kept = [b for b in kept if _from(b, start) <= APPEARED_WITHIN and not _at_edge_of(b, marker)
+            if not by_frame:  # (a fringe of the start marker is under `least`)
+                kept = [b for b in kept if _from(b, start) <= APPEARED_WITHIN
                         and not any(_at_edge_of(b, g) for g in goal_like[f])]
             if kept:
                 by_frame[f] = [max(kept, key=lambda b: b.area)]

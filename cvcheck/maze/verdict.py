@@ -277,7 +277,7 @@ def video_result(a: MazeVideoAnalysis, *, id: str, config: MazeConfig, config_ha
 _SOURCES = {"video": "read from the video's first frames", "reference": "the MMGR solution image",
             "puzzle": "read from the puzzle image", "maze": "the maze file"}
 _HOW = {"moved": "the blob that moved away from the start", "appeared": "the blob that appeared on the start",
-        "appeared_off_start": "the blob that appeared near the start, first seen off it",
+        "appeared_near_start": "the blob that appeared near the start and went on (not followed from it)",
         "on_start_marker": "the blob on the start marker", "start_marker": "the start marker itself",
         "default": "not seen: the start marker's colour assumed"}
 

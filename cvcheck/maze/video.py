@@ -179,7 +179,7 @@ def analyse_video(frames: Iterable[Frame], spec: MazeSpec | None, *, config: Maz
     settle = max(1, int(round(config.video_settle_seconds * (fps or DEFAULT_FPS))))
     analysis = _analyse_observations(obs, maze, prof, config, analyser, settle=settle,
                                      line_halfwidth=_line_halfwidth(reading.look, agent) if analyser.lines else None,
-                                     starts_unseen=agent.how == "appeared_off_start")
+                                     starts_unseen=agent.how == "appeared_near_start")
     analysis.look, analysis.agent, analysis.maze_frame = reading.look, agent, first
     return analysis
 
