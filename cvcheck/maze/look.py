@@ -62,7 +62,7 @@ class AgentLook:
 
     hue_class: tuple[int, int]      #: OpenCV hue window of its class
     hue: int                        #: its typical hue
-    area: float                     #: cells^2 (median over the frames it was seen on the start)
+    area: float                     #: cells^2 (median over the frames it was seen on the start, or near it)
     saturation: int                 #: typical HSV saturation and value (0-255)
     value: int
     how: str                        #: moved | appeared | on_start_marker | appeared_near_start | start_marker | default
@@ -215,8 +215,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     elif len(stayed) > 1 and marker_cls is not None and (on := [c for c in stayed if c != marker_cls
                                                                 and _sized_on_marker(options[c], look.start)]):
         how, pick = "on_start_marker", max(on, key=lambda c: len(options[c].followed))
-    elif (off := _appeared_near_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls)) is not None:
-        how, (pick, options[pick]) = "appeared_near_start", off
+    elif (near := _appeared_near_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls)) is not None:
+        how, (pick, options[pick]) = "appeared_near_start", near
     elif options:  # (seen once: an agent that leaves at once, pales as it draws a trail)
         how, pick = "start_marker", max(options, key=lambda c: (c == marker_cls, len(options[c].followed)))
     if pick is None:
@@ -353,10 +353,10 @@ def _appeared_near_start(seen: dict[tuple[int, int], list[list[Marker]]],
     in the goal's cell: ``on_goal``) at least MOVED cells from where it appeared. A MazePlot star
     appears only from frame 1: in a strip of a few frames of a video, one frame in two kept, it
     is first seen a cell or two on, or on the start once and next in the goal's cell, which the
-    other rules do not follow it into. Not of the start marker's class
-    (``exclude``), nor at the edge of a far larger object (a compression fringe), nor, where it
-    appears, at the edge of a red one (``goal_like``: a flag's pole, the flag moved near the
-    start); the largest such candidate; None without a start marker or a candidate."""
+    other rules do not follow it into. Not of the start marker's class (``exclude``), nor at the
+    edge of a far larger object (a compression fringe), nor, where it appears, at the edge of a
+    red one (``goal_like``: a flag's pole, the flag moved near the start); the largest such
+    candidate; None without a start marker or a candidate."""
     if marker is None:
         return None
     least = ON_MARKER * marker.area
