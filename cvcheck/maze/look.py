@@ -239,10 +239,11 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
         return bool(np.hypot(b.row - start[0], b.col - start[1]) <= NEAR_START) and not on_post(b)
 
     on_start_by_frame = _largest_by_frame(options[pick], on_the_start)
-    on_start = _no_specks_left(on_start_by_frame or _largest_by_frame(options[pick]))
+    sightings = on_start_by_frame or _largest_by_frame(options[pick])
+    on_start = _no_specks_left(sightings)
     seen_at = None
     if on_start_by_frame or how == "appeared_near_start":  # (its first sighting on the start, or near it)
-        at, first_on = (on_start_by_frame or _largest_by_frame(options[pick]))[0]
+        at, first_on = sightings[0]
         seen_at = (at, first_on.row, first_on.col)
     rgb = np.array([b.rgb for b in followed], np.float64)
     # size and vividness while it sits still on the start: neither half-faded in nor

@@ -429,6 +429,24 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     return track
 
 
+def stand_in_on_start(track: Track, start: tuple[float, float], *, tolerance: float) -> None:
+    """Place an agent first seen off the start, after the first frame, on the start in the frame
+    before (as the start marker, which stands for it there: :attr:`Track.marker_frames`), so
+    the way from the start to where it was first seen is checked as any other step of it (a
+    wall it went through, a teleport), and the path begins on the start. ``tolerance``:
+    lattice cells from the start's centre a first sighting is on the start within. (As
+    :func:`_leave_markers` places an agent first seen apart from the copy it left on the copy.)"""
+    tracked = track.tracked
+    if not len(tracked) or tracked[0] == 0:
+        return
+    t0 = int(tracked[0])
+    if float(np.hypot(*(track.pos[t0] - start))) <= tolerance:
+        return
+    track.pos[t0 - 1] = start
+    track.overlap[t0 - 1] = 0.0
+    track.marker_frames = sorted({t0 - 1, *track.marker_frames})
+
+
 def _twin_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
     """The tracklet that begins on the followed one's last frame within TWIN_RADIUS of its
     last blob and outlives it: the same object seen twice in that frame (a blob and a mover
@@ -549,11 +567,17 @@ def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: in
                    for o in pool if o is not followed)
 
 
-def _in_gate(prev: Tracklet, nxt: Tracklet, base: float) -> bool:
-    """Whether ``nxt`` (beginning after ``prev`` ends) begins near where ``prev`` ended: within
-    ``base`` lattice cells (GATE_BASE, or the video's link reach where larger: see
-    :func:`link_reach`), plus GATE_PER_FRAME for each frame missed between them."""
-    return float(np.hypot(*(nxt.first() - prev.last()))) <= base + GATE_PER_FRAME * (nxt.start - prev.end - 1)
+def gate_radius(missed: int, reach: float = GATE_BASE) -> float:
+    """Lattice cells from where an object was last seen within which one seen ``missed``
+    frames later continues it: GATE_BASE, or the video's link ``reach`` where larger (see
+    :func:`link_reach`), plus GATE_PER_FRAME for each frame missed."""
+    return max(GATE_BASE, reach) + GATE_PER_FRAME * missed
+
+
+def _in_gate(prev: Tracklet, nxt: Tracklet, reach: float) -> bool:
+    """Whether ``nxt`` (beginning after ``prev`` ends) begins near where ``prev`` ended, within
+    :func:`gate_radius` of it."""
+    return float(np.hypot(*(nxt.first() - prev.last()))) <= gate_radius(nxt.start - prev.end - 1, reach)
 
 
 def _static(tr: Tracklet) -> bool:
@@ -628,11 +652,11 @@ def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet,
              reach: float) -> list[Tracklet]:
     """Tracklets of ``pool`` that begin while ``current`` is followed, each with the short
     tracklet (``short``: a sighting or so) it continues prefixed: one that ended at most
-    BRIDGE_GAP frames before it began, within reach of its first blob (GATE_BASE, plus
-    GATE_PER_FRAME a frame missed). A pale agent leaving the start marker it sat on is seen in
-    some frames only (frame blending halves its colour: an MMGR square a lattice cell a frame,
-    mazeworld 58058 v00203 ghosted: seen at 2.75 cells from the marker, missed, then seen on
-    from 4.1), and its own tracklet begins too far from the marker to have split off from it."""
+    BRIDGE_GAP frames before it began, within :func:`gate_radius` of its first blob. A pale
+    agent leaving the start marker it sat on is seen in some frames only (frame blending halves
+    its colour: an MMGR square a lattice cell a frame, mazeworld 58058 v00203 ghosted: seen at
+    2.75 cells from the marker, missed, then seen on from 4.1), and its own tracklet begins too
+    far from the marker to have split off from it."""
     ending: dict[int, list[Tracklet]] = {}  # the short tracklets by their last frame
     for b in short:
         if b.start >= current.start:
@@ -645,7 +669,7 @@ def _bridged(pool: list[Tracklet], short: Sequence[Tracklet], current: Tracklet,
         for gap in range(1, BRIDGE_GAP + 1):
             for b in ending.get(tr.start - gap - 1, ()):
                 last = b.blobs[-1]
-                if _within(first.row - last.row, first.col - last.col, reach + GATE_PER_FRAME * gap):
+                if _within(first.row - last.row, first.col - last.col, gate_radius(gap, reach)):
                     out.append(Tracklet(frames=b.frames + tr.frames, blobs=b.blobs + tr.blobs))
     return out
 
@@ -673,8 +697,8 @@ def link_reach(solution_length: int, frames: int) -> float:
     return max(LINK_RADIUS, min(MAX_REACH, FAST_MARGIN * solution_length / (frames - 1)))
 
 
-def _reach(tr: Tracklet, reach: float = LINK_RADIUS) -> float:
-    """How far an object followed may be linked on in the next frame: LINK_RADIUS, STATIC_SPAN
+def _reach(tr: Tracklet, reach: float) -> float:
+    """How far an object followed may be linked on in the next frame: ``reach``, STATIC_SPAN
     once at rest - a blob further off is another object, or the same one setting off, whose
     tracklet the track then continues. Else a look-alike at rest took an agent walking over it
     as one blob with it, then the agent as the two came apart, and went on with it, while the

@@ -35,7 +35,7 @@ from .read import (
     settle_walls,
 )
 from .style import StyleProfile, get_style
-from .track import Track, build_track, link_reach
+from .track import Track, build_track, link_reach, stand_in_on_start
 from .video_canvas import CanvasGeometry
 from .video_frames import FrameAnalyser
 from .video_metrics import (
@@ -264,7 +264,7 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
     track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames,
                         reach=link_reach(len(spec.solution), n))
     if starts_unseen and start is not None:
-        _stand_in_on_start(track, start, tolerance=2 * cfg.marker_tolerance)
+        stand_in_on_start(track, start, tolerance=2 * cfg.marker_tolerance)
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)
@@ -294,23 +294,6 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                              path=path, loops=loops, settling=settling, goal_bad=goal_bad, start_offset=start_offset,
                              box=analyser.place.box, relocations=analyser.place.relocations,
                              lowest_agent_floor=analyser.agent.lowest_floor, unseen_route=unseen)
-
-
-def _stand_in_on_start(track: Track, start: tuple[float, float], *, tolerance: float) -> None:
-    """Place an agent first seen off the start, after the first frame, on the start in the frame
-    before (as the start marker, which stands for it there: :attr:`~.track.Track.marker_frames`),
-    so the way from the start to where it was first seen is checked as any other step of it
-    (a wall it went through, a teleport), and the path begins on the start. ``tolerance``:
-    lattice cells from the start's centre a first sighting is on the start within."""
-    tracked = track.tracked
-    if not len(tracked) or tracked[0] == 0:
-        return
-    t0 = int(tracked[0])
-    if float(np.hypot(*(track.pos[t0] - start))) <= tolerance:
-        return
-    track.pos[t0 - 1] = start
-    track.overlap[t0 - 1] = 0.0
-    track.marker_frames = sorted({t0 - 1, *track.marker_frames})
 
 
 def _goal_bad_frames(goal_pos: np.ndarray, goal_area: np.ndarray, covered: np.ndarray, track: Track,

@@ -30,7 +30,7 @@ import numpy as np
 
 from .lattice import Cell, MazeSpec, _flat, _flat_layers, _framed, _unframe
 from .metrics import _disk, upscale_cells
-from .track import GATE_BASE, GATE_PER_FRAME, TWIN_RADIUS, Track
+from .track import TWIN_RADIUS, Track, gate_radius
 from .video_obs import Blob
 
 Q = 8                  #: core grid resolution (pixels per lattice cell)
@@ -589,7 +589,7 @@ def seen_leaving_goal(track: Track, goal: Cell, detections: Sequence[Sequence[Bl
     here, then, seen = track.pos[last], last, 0  # (the chain's last blob, its frame, its length)
     for t in range(last + 1, n):
         missing = t - then - 1
-        reach = GATE_BASE + GATE_PER_FRAME * min(missing, LEAVE_MISSING)
+        reach = gate_radius(min(missing, LEAVE_MISSING))
         near = [(float(np.hypot(b.row - here[0], b.col - here[1])), b) for b in detections[t] if b.fresh]
         near = [(d, b) for d, b in near if d <= reach and not any(
             float(np.hypot(b.row - r, b.col - c)) <= 2 * PALE_STILL for r, c in others)]
