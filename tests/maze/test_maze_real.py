@@ -630,6 +630,19 @@ def test_held_out_strips_with_one_frame_in_two_kept_graded_as_labelled(tmp_path:
     _graded_as_labelled(tmp_path, seed, index, look, behaviour, strip_step=2)
 
 
+@pytest.mark.parametrize("seed, index, look, behaviour", [
+    (78078, 182, "vmeval", "valid"),   # a dot two cells a frame round a loop: the maze file's solution goes
+                                       # the other way round, as short
+    (78078, 234, "mmgr", "valid"),     # ... a recoloured square, thick walls
+    (80080, 233, "vmeval", "trail"),   # ... a dot drawing a trail
+])
+def test_held_out_strips_round_loops_graded_as_labelled_with_the_maze_file(tmp_path: Path, seed: int, index: int,
+                                                                           look: str, behaviour: str) -> None:
+    # one frame in two kept: between two frames the agent went round a loop one of two ways as
+    # short, which the frames do not show; the maze file's solution is one of them
+    _graded_as_labelled(tmp_path, seed, index, look, behaviour, strip_step=2, with_maze_file=True)
+
+
 def test_a_goal_flag_moved_near_the_start_is_not_learned_as_an_agent_first_seen_off_it(tmp_path: Path) -> None:
     # mazeworld 77077 v00271 ghosted: a 2-fps VMEvalKit strip whose flag moves beside the start in
     # frame 1; its brown pole, absent from frame 0 there and ghosted to another size, was learned

@@ -5,9 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from cvcheck.maze.lattice import MazeSpec, _layers
 from cvcheck.maze.track import Track, build_track
 from cvcheck.maze.video_agent import _vivid
 from cvcheck.maze.video_metrics import (
@@ -62,6 +63,34 @@ def test_track_inside_corridors_never_crosses(seed: int, size: int, speed: float
     assert not any(spec.walls[p] for p in cells)
     assert set(spec.solution) <= set(cells)
     assert goal_settling(_track(pos), spec.goal, settle_frames=1).stopped
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.integers(3, 8), opened=st.floats(0.2, 1.0))
+def test_an_agent_seen_every_other_cell_of_the_solution_is_given_the_solution_round_loops(
+        seed: int, size: int, opened: float) -> None:
+    # a strip with frames two cells apart: between two sightings the agent went some shortest
+    # way, and round a loop the frames do not show which; the solution's way (any of those as
+    # short, as given) is no detour
+    rng = np.random.default_rng(seed)
+    walls = make_maze(size, rng=rng).walls.copy()
+    inner = [(r, c) for r in range(1, 2 * size) for c in range(1, 2 * size) if (r + c) % 2 and walls[r, c]]
+    for r, c in inner:  # knock out inner walls between cells: cycles, several ways as short
+        walls[r, c] = rng.random() >= opened
+    dist = _layers(walls, (2 * size - 1, 2 * size - 1))
+    sol = [(1, 1)]
+    while dist[sol[-1]] > 0:  # a shortest path to the goal, its turns drawn at random
+        r, c = sol[-1]
+        nearer = [q for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if dist[q] == dist[r, c] - 1]
+        sol.append(nearer[int(rng.integers(len(nearer)))])
+    spec = MazeSpec.from_lattice(walls, start=(0, 0), goal=(size - 1, size - 1), solution=sol)
+    cells = [p for p in spec.solution if p[0] % 2 and p[1] % 2]  # the maze cells, in order
+    seen = cells[::2] if len(cells) % 2 else [*cells[::2], cells[-1]]
+    pos = np.array(seen, float) + 0.5
+    geo = WallGeometry(spec, erosion=0.3)
+    rep = analyse_crossings(_track(pos), geo, contact_overlap=0.2)
+    assume(not rep.traversals)  # (a hop across a wall whose way round is long: a teleport)
+    assert cell_path(_track(pos), geo, rep) == list(spec.solution)
 
 
 @settings(max_examples=40, deadline=None)

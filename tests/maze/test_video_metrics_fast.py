@@ -151,7 +151,9 @@ def _bfs(walls: np.ndarray, source: tuple[int, int]) -> np.ndarray:
     return dist
 
 
-def _route_scalar(walls: np.ndarray, a: tuple[int, int], b: tuple[int, int]) -> list[tuple[int, int]]:
+def _route_scalar(walls: np.ndarray, a: tuple[int, int], b: tuple[int, int],
+                  solution: frozenset[tuple[int, int]] = frozenset()) -> list[tuple[int, int]]:
+    """Nearest step first; between steps as near, one on ``solution``, else the first."""
     dist = _bfs(walls, b)
     if dist[a] < 0:
         return []
@@ -159,8 +161,8 @@ def _route_scalar(walls: np.ndarray, a: tuple[int, int], b: tuple[int, int]) -> 
     while cur != b:
         r, c = cur
         cur = min(((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)),
-                  key=lambda q: dist[q] if 0 <= q[0] < dist.shape[0] and 0 <= q[1] < dist.shape[1]
-                  and dist[q] >= 0 else 10 ** 9)
+                  key=lambda q: (dist[q] if 0 <= q[0] < dist.shape[0] and 0 <= q[1] < dist.shape[1]
+                                 and dist[q] >= 0 else 10 ** 9, q not in solution))
         path.append(cur)
     return path
 
@@ -172,7 +174,7 @@ def test_distances_and_routes_match_a_full_search(loops):
     geo = WallGeometry(spec, erosion=0.3)
     for a, b in [(a, b) for a in cells[::7] for b in cells[::5]]:
         # routes first: from searches stopped at their start, before any full search is cached
-        assert geo.route(a, b) == _route_scalar(spec.walls, a, b)
+        assert geo.route(a, b) == _route_scalar(spec.walls, a, b, frozenset(spec.solution))
         assert geo._route_length(a, b) == _bfs(spec.walls, b)[a]
     for b in cells[::5]:
         want = _bfs(spec.walls, b)
