@@ -447,6 +447,29 @@ def stand_in_on_start(track: Track, start: tuple[float, float], *, tolerance: fl
     track.marker_frames = sorted({t0 - 1, *track.marker_frames})
 
 
+def seen_on_start_before(track: Track, detections: Sequence[Sequence[Blob]], start: tuple[float, float], *,
+                         tolerance: float) -> None:
+    """Place an agent first followed off the start on the object it was seen as on the start
+    in the frame before, where there is one (the nearest the start within ``tolerance``
+    lattice cells): the agent, which stands on the start marker, left it farther than a link
+    reaches, so that sighting stayed a tracklet of its own, too short to follow. The step from
+    the start is then checked as any other (mazeworld 78078 v00151 and 80080 v00008 with one
+    frame in two kept: a backtracking walk, longer than the solution the link reach is sized
+    by, two cells in the first step; "agent starts 2 cells from the start cell")."""
+    tracked = track.tracked
+    if not len(tracked) or tracked[0] == 0:
+        return
+    t0 = int(tracked[0])
+    s = np.asarray(start, float)
+    if float(np.hypot(*(track.pos[t0] - s))) <= tolerance:
+        return
+    away = [(float(np.hypot(b.row - s[0], b.col - s[1])), b) for b in detections[t0 - 1]]
+    d, blob = min(away, key=lambda p: p[0], default=(np.inf, None))
+    if blob is not None and d <= tolerance:
+        track.pos[t0 - 1] = (blob.row, blob.col)
+        track.overlap[t0 - 1] = blob.overlap
+
+
 def _twin_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:
     """The tracklet that begins on the followed one's last frame within TWIN_RADIUS of its
     last blob and outlives it: the same object seen twice in that frame (a blob and a mover

@@ -35,7 +35,7 @@ from .read import (
     settle_walls,
 )
 from .style import StyleProfile, get_style
-from .track import Track, build_track, link_reach, stand_in_on_start
+from .track import Track, build_track, link_reach, seen_on_start_before, stand_in_on_start
 from .video_canvas import CanvasGeometry
 from .video_frames import FrameAnalyser
 from .video_metrics import (
@@ -265,6 +265,8 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
                         reach=link_reach(len(spec.solution), n))
     if starts_unseen and start is not None:
         stand_in_on_start(track, start, tolerance=2 * cfg.marker_tolerance)
+    elif start is not None:
+        seen_on_start_before(track, [o.agents for o in obs], start, tolerance=2 * cfg.marker_tolerance)
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)

@@ -622,6 +622,9 @@ def test_held_out_videos_at_other_frame_rates_graded_as_labelled(tmp_path: Path,
     (80080, 91, "mazeplot", "valid"),     # the star on the start once, next in the goal's cell
     (78078, 64, "mazeplot", "trail"),     # ... then as one blob with the trail it draws, 3x its size
     (74074, 26, "vmeval", "valid"),       # the dot first seen apart from the start dot it left two cells back
+    (78078, 151, "vmeval", "backtrack"),  # a dot on the start, then two cells on, past the link reach (sized
+                                          # by the solution, shorter than a walk that turns back)
+    (80080, 8, "mmgr", "backtrack"),      # ... a square
 ])
 def test_held_out_strips_with_one_frame_in_two_kept_graded_as_labelled(tmp_path: Path, seed: int, index: int,
                                                                        look: str, behaviour: str) -> None:

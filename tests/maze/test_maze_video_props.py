@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from cvcheck.maze.lattice import MazeSpec, _layers
-from cvcheck.maze.track import Track, build_track
+from cvcheck.maze.track import Track, build_track, seen_on_start_before
 from cvcheck.maze.video_agent import _vivid
 from cvcheck.maze.video_metrics import (
     PALE_REACH,
@@ -168,6 +168,23 @@ def test_tracker_follows_a_real_far_jump() -> None:
     after = [[Blob(7.5, 7.5, 1.0)] for _ in range(5)]
     track = build_track(before + after, start=(1.5, 1.5), max_gap=12)
     assert not np.isnan(track.pos).any() and track.far_jumps == 1
+
+
+def test_an_agent_seen_on_the_start_once_before_a_step_past_the_link_reach_starts_there() -> None:
+    # a strip with one frame in two kept: the square on the start in frame 0, two cells on in
+    # frame 1 (beyond a link reach of 3): that sighting is a tracklet of its own, too short to
+    # follow; the track starts where the frame before showed the agent on the start
+    dets = [[Blob(1.55, 1.5, 0.8)], *[[Blob(5.5, 1.5 + 2 * t, 0.8)] for t in range(4)]]
+    track = build_track(dets, start=(1.5, 1.5), max_gap=12, reach=3.0)
+    assert list(track.tracked) == [1, 2, 3, 4]
+    seen_on_start_before(track, dets, (1.5, 1.5), tolerance=1.5)
+    assert list(track.tracked) == [0, 1, 2, 3, 4] and tuple(track.pos[0]) == (1.55, 1.5)
+    assert not track.marker_frames  # (a sighting, not a stand-in)
+    # nothing on the start in the frame before (only a look-alike two cells off): left as it is
+    dets[0] = [Blob(1.5, 5.5, 0.8)]
+    track = build_track(dets, start=(1.5, 1.5), max_gap=12, reach=3.0)
+    seen_on_start_before(track, dets, (1.5, 1.5), tolerance=1.5)
+    assert list(track.tracked) == [1, 2, 3, 4]
 
 
 def test_tracker_follows_an_agent_that_comes_apart_from_its_trail() -> None:
