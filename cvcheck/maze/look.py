@@ -16,7 +16,8 @@ first frames, and the agent's class is
    H.264 fringe along a green square's edge is magenta);
 4. else one absent from the first frame that appeared near the start and went on, not
    followed from it (a MazePlot star in a strip of a few frames of a video, one frame in two
-   kept: first seen a cell or two off the start); where it was first seen off the start, the
+   kept: first seen a cell or two off the start, or seen once and then only as one blob with
+   the trail it draws, too large for a marker); where it was first seen off the start, the
    verifier places it on the start the frame before, so that step is checked as any other;
 5. else the start marker's own class (MMGR: the green square is the agent), also when it
    is seen only once (a dot that leaves at once, paling inside the trail it draws).
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .lattice import MazeSpec, lattice_to_cell
-from .read import HUE_CLASSES, RED_HUES, Marker, MazeLook, find_markers, in_window, on_post
+from .read import HUE_CLASSES, RED_HUES, Marker, MazeLook, find_markers, find_trails, in_window, on_post
 from .style import StyleProfile
 
 NEAR_START = 0.75      #: cells: a blob this close to the start cell's centre is on the start
@@ -215,7 +216,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     elif len(stayed) > 1 and marker_cls is not None and (on := [c for c in stayed if c != marker_cls
                                                                 and _sized_on_marker(options[c], look.start)]):
         how, pick = "on_start_marker", max(on, key=lambda c: len(options[c].followed))
-    elif (near := _appeared_near_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls)) is not None:
+    elif (near := _appeared_near_start(seen, on_goal, goal_like, start, look.start, exclude=marker_cls,
+                                       trails=_trails_of(frames, box, grid, origin))) is not None:
         how, (pick, options[pick]) = "appeared_near_start", near
     elif options:  # (seen once: an agent that leaves at once, pales as it draws a trail)
         how, pick = "start_marker", max(options, key=lambda c: (c == marker_cls, len(options[c].followed)))
@@ -261,7 +263,8 @@ def learn_agent(frames: Sequence[np.ndarray], look: MazeLook, spec: MazeSpec) ->
     # part; otherwise by its mean colour (a small agent's rim pales on the analysis canvas).
     with_pale = _spread(pale[cls], start)
     grown = with_pale.followed if with_pale else followed
-    trail = max(b.area for b in grown) >= GREW * area or _paled_as_it_grew(grown, early, area)
+    trail = (max(b.area for b in grown) >= GREW * area or _paled_as_it_grew(grown, early, area)
+             or how == "appeared_near_start" and options[pick].grew)  # (seen once, then one blob with its trail)
     return AgentLook(hue_class=cls, hue=int(np.median([b.hue for b in followed])), area=area,
                      saturation=int(np.median([max(_saturation(b), b.peak_saturation) if trail else _saturation(b)
                                                for b in early])),
@@ -346,18 +349,22 @@ def _fringe_of_marker(option: _Spread, marker: Marker | None) -> bool:
 
 def _appeared_near_start(seen: dict[tuple[int, int], list[list[Marker]]],
                          on_goal: dict[tuple[int, int], list[list[Marker]]], goal_like: list[list[Marker]],
-                         start: tuple[float, float], marker: Marker | None, *, exclude: tuple[int, int] | None
+                         start: tuple[float, float], marker: Marker | None, *, exclude: tuple[int, int] | None,
+                         trails: Callable[[int, tuple[int, int]], list[np.ndarray]] | None = None
                          ) -> tuple[tuple[int, int], _Spread] | None:
     """The class of an agent that appeared near the start and went on, not followed from it,
     and its sightings: absent from the first frame, it appears after it within APPEARED_WITHIN
     cells of the start, at least ON_MARKER of the start marker's size, and is seen again (also
-    in the goal's cell: ``on_goal``) at least MOVED cells from where it appeared. A MazePlot star
-    appears only from frame 1: in a strip of a few frames of a video, one frame in two kept, it
-    is first seen a cell or two on, or on the start once and next in the goal's cell, which the
-    other rules do not follow it into. Not of the start marker's class (``exclude``), nor at the
-    edge of a far larger object (a compression fringe), nor, where it appears, at the edge of a
-    red one (``goal_like``: a flag's pole, the flag moved near the start); the largest such
-    candidate; None without a start marker or a candidate."""
+    in the goal's cell: ``on_goal``) at least MOVED cells from where it appeared, or, seen once,
+    is one blob too large for a marker with a trail from where it appeared on in a later frame
+    (``trails(frame, class)``: such blobs' pixels, in cells; :func:`_trail_from`). A MazePlot
+    star appears only from frame 1: in a strip of a few frames of a video, one frame in two
+    kept, it is first seen a cell or two on, or on the start once and next in the goal's cell,
+    which the other rules do not follow it into, or on the start once and then as one blob
+    with the trail it draws, two cells long. Not of the start marker's class (``exclude``), nor
+    at the edge of a far larger object (a compression fringe), nor, where it appears, at the
+    edge of a red one (``goal_like``: a flag's pole, the flag moved near the start); the largest
+    such candidate; None without a start marker or a candidate."""
     if marker is None:
         return None
     least = ON_MARKER * marker.area
@@ -375,19 +382,55 @@ def _appeared_near_start(seen: dict[tuple[int, int], list[list[Marker]]],
                         and not any(_at_edge_of(b, g) for g in goal_like[f])]
             if kept:
                 by_frame[f] = [max(kept, key=lambda b: b.area)]
-        if len(by_frame) < STAYED:
-            continue
         followed = [bs[0] for _, bs in sorted(by_frame.items())]
-        first = (followed[0].row, followed[0].col)
-        if max(_from(b, first) for b in followed[1:]) < MOVED:
-            continue  # (an agent walks on from where it appears; one drawing a trail is one blob with it)
-        far = max(_from(b, start) for b in followed)
+        if len(by_frame) >= STAYED:
+            first = (followed[0].row, followed[0].col)
+            if max(_from(b, first) for b in followed[1:]) < MOVED:
+                continue  # (an agent walks on from where it appears; one drawing a trail is one blob with it)
+            far = max(_from(b, start) for b in followed)
+        elif not followed or trails is None or (reach := _trail_from(followed[0], min(by_frame), len(per_frame),
+                                                                      cls, trails, start)) is None:
+            continue
+        else:
+            far = max(_from(followed[0], start), reach)
         found.append((followed[0].area, cls, _Spread(followed, min(by_frame), far, len(by_frame), reach=far,
-                                                     by_frame=by_frame)))
+                                                     by_frame=by_frame, grew=len(by_frame) < STAYED)))
     if not found:
         return None
     _, cls, spread = max(found, key=lambda x: x[0])
     return cls, spread
+
+
+def _trail_from(b: Marker, at: int, frames: int, cls: tuple[int, int],
+                trails: Callable[[int, tuple[int, int]], list[np.ndarray]], start: tuple[float, float]
+                ) -> float | None:
+    """How far from the start (cells) the farthest trail reaches that ``b``, seen in frame
+    ``at`` only, drew on in a later frame: a blob of its class too large for a marker with a
+    pixel within ``b``'s radius of where ``b`` was, reaching MOVED cells beyond that radius;
+    None if none."""
+    radius = float(np.sqrt(b.area / np.pi))
+    for f in range(at + 1, frames):
+        for pts in trails(f, cls):
+            away = np.hypot(pts[:, 0] - b.row, pts[:, 1] - b.col)
+            if away.min() <= radius and away.max() >= radius + MOVED:
+                return float(np.hypot(pts[:, 0] - start[0], pts[:, 1] - start[1]).max())
+    return None
+
+
+def _trails_of(frames: Sequence[np.ndarray], box: tuple[float, float, float, float], grid: tuple[int, int],
+               origin: tuple[int, int]) -> Callable[[int, tuple[int, int]], list[np.ndarray]]:
+    """``trails(frame, class)``: the blobs of that class too large for markers in that learning
+    frame (:func:`~.read.find_trails` in the window ``box`` of ``grid`` cells from cell
+    ``origin``), in maze cells; found when first asked for."""
+    found: dict[tuple[int, tuple[int, int]], list[np.ndarray]] = {}
+
+    def trails(f: int, cls: tuple[int, int]) -> list[np.ndarray]:
+        if (f, cls) not in found:
+            found[f, cls] = [pts + origin for pts in find_trails(frames[f], box, grid, cls,
+                                                                 px_per_cell=LEARN_PX_PER_CELL)]
+        return found[f, cls]
+
+    return trails
 
 
 def _from(b: Marker, point: tuple[float, float]) -> float:

@@ -625,6 +625,9 @@ def test_held_out_videos_at_other_frame_rates_graded_as_labelled(tmp_path: Path,
     (78078, 151, "vmeval", "backtrack"),  # a dot on the start, then two cells on, past the link reach (sized
                                           # by the solution, shorter than a walk that turns back)
     (80080, 8, "mmgr", "backtrack"),      # ... a square
+    (78078, 259, "mazeplot", "trail"),    # the star on the start once, then one blob with the trail it draws,
+                                          # two cells long (too long for a marker)
+    (80080, 181, "mazeplot", "trail"),    # ... a start circle left behind under the star's trail
 ])
 def test_held_out_strips_with_one_frame_in_two_kept_graded_as_labelled(tmp_path: Path, seed: int, index: int,
                                                                        look: str, behaviour: str) -> None:

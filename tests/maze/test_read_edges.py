@@ -1146,3 +1146,21 @@ def test_a_place_whose_border_bands_measure_nothing_is_passed_over_not_a_crash()
     dark[20:80:10, 20:80] = dark[20:80, 20:80:10] = 1.0
     with pytest.raises(InputError, match="no border lines"):
         estimate_grid(dark, (20.0, 20.0, 80.0, 80.0), (0.0, 0.0, 1.0, 0.0))
+
+
+def test_a_blob_too_large_for_a_marker_is_a_trail_of_its_class_with_its_pixels_in_cells() -> None:
+    # a blue star one blob with the trail it drew, 2.5 cells long: no marker, one trail
+    import cv2
+
+    from cvcheck.maze.read import BLUE, GREEN, find_markers, find_trails
+
+    img = np.full((400, 400, 3), 255, np.uint8)  # a 4 x 4 grid of 100-px cells
+    cv2.line(img, (50, 150), (300, 150), (40, 70, 230), 12)            # the trail along row 1, cols 0.5-3
+    cv2.circle(img, (300, 150), 22, (40, 70, 230), -1)                  # the star at its end
+    cv2.circle(img, (150, 350), 25, (40, 200, 60), -1)                  # a green marker, cell (3, 1)
+    box, grid = (0.0, 0.0, 400.0, 400.0), (4, 4)
+    assert [m.cell for m in find_markers(img, box, grid)] == [(3, 1)]
+    trails = find_trails(img, box, grid, BLUE)
+    assert len(trails) == 1 and not find_trails(img, box, grid, GREEN)
+    rows, cols = trails[0][:, 0], trails[0][:, 1]
+    assert abs(rows.mean() - 1.5) < 0.05 and abs(cols.min() - 0.44) < 0.05 and abs(cols.max() - 3.22) < 0.05

@@ -42,6 +42,63 @@ SMALL_MARKER_PX_PER_CELL = 160  #: ... unless none is found: then a finer look (
 SMALL_MARKER_MIN_AREA = 0.0003
 
 
+_Placing = tuple[int, int, float, float, float, int, int]  #: see _coloured_part
+
+
+def _coloured_part(rgb: np.ndarray, box: Box, grid: tuple[int, int], px_per_cell: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, _Placing] | None:
+    """The maze's coloured part, resampled to at most ``px_per_cell`` pixels per cell: its RGB,
+    HSV and each pixel's hue class (1..6 as in HUE_CLASSES; 0: not coloured), and where it lies
+    ``(y0, x0, scale, py, px, py0, px0)``: the crop's corner in the picture, its scale, a cell's
+    size on it, the part's corner on it. None where nothing in the box is coloured."""
+    t, l, b, r = box
+    rows, cols = grid
+    y0, y1 = max(0, int(t)), min(rgb.shape[0], int(np.ceil(b)) + 1)
+    x0, x1 = max(0, int(l)), min(rgb.shape[1], int(np.ceil(r)) + 1)
+    crop = rgb[y0:y1, x0:x1]
+    scale = min(1.0, px_per_cell / max(1.0, (b - t) / rows, (r - l) / cols))
+    if scale < 1.0:
+        crop = cv2.resize(crop, (max(1, int(round(crop.shape[1] * scale))), max(1, int(round(crop.shape[0] * scale)))),
+                          interpolation=cv2.INTER_AREA)
+    py, px = (b - t) / rows * scale, (r - l) / cols * scale  # cell size on the crop
+    # Hue and vividness are needed only around the coloured pixels: within 1 px of them (the
+    # closing below fills no further), whose 3x3 blur reads 1 px further; the part read lies
+    # 3 px around them, its edges clear of both (or the crop's own, where the blur reads alike).
+    colour = colour_mask(crop)
+    cx0, cy0, cw, ch = cv2.boundingRect(colour)
+    if not cw:
+        return None
+    py0, px0 = max(0, cy0 - 3), max(0, cx0 - 3)
+    around = (slice(py0, cy0 + ch + 3), slice(px0, cx0 + cw + 3))
+    part = np.ascontiguousarray(crop[around])
+    hsv = cv2.cvtColor(part, cv2.COLOR_RGB2HSV)
+    # each coloured pixel's hue class (1..6; 0: not coloured), found once for all classes
+    classes = cv2.bitwise_and(cv2.LUT(hsv[:, :, 0], _HUE_CLASS_LUT), colour[around])
+    return part, hsv, classes, (y0, x0, scale, py, px, py0, px0)
+
+
+def find_trails(rgb: np.ndarray, box: Box, grid: tuple[int, int], hue_class: tuple[int, int], *,
+                px_per_cell: int = MARKER_PX_PER_CELL) -> list[np.ndarray]:
+    """The blobs of one hue class too large for markers (spanning more than 1.6 cells, which
+    :func:`find_markers` leaves out: a path, a line, an agent one blob with the trail it draws),
+    each as its pixels' ``(row, col)`` in cells of ``grid`` ((n, 2) float arrays)."""
+    t, l = box[0], box[1]
+    coloured = _coloured_part(rgb, box, grid, px_per_cell)
+    if coloured is None:
+        return []
+    _, _, classes, (y0, x0, scale, py, px, py0, px0) = coloured
+    of_class = _where(classes, 1 + HUE_CLASSES.index(hue_class))
+    sub = cv2.morphologyEx(of_class, cv2.MORPH_CLOSE, _SQUARE_3)  # (as find_markers joins a blob's pieces)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    out = []
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_WIDTH] > 1.6 * px or stats[i, cv2.CC_STAT_HEIGHT] > 1.6 * py:
+            ys, xs = np.nonzero(labels == i)
+            fy, fx = y0 + (ys + py0 + 0.5) / scale - 0.5, x0 + (xs + px0 + 0.5) / scale - 0.5
+            out.append(np.stack([(fy - t) * scale / py, (fx - l) * scale / px], axis=1))
+    return out
+
+
 def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cell: int = MARKER_PX_PER_CELL,
                  min_area: float = MARKER_MIN_AREA) -> list[Marker]:
     """Coloured blobs inside the maze (largest first), each placed in its cell.
@@ -53,29 +110,12 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
     """
     t, l, b, r = box
     rows, cols = grid
-    y0, y1 = max(0, int(t)), min(rgb.shape[0], int(np.ceil(b)) + 1)
-    x0, x1 = max(0, int(l)), min(rgb.shape[1], int(np.ceil(r)) + 1)
-    crop = rgb[y0:y1, x0:x1]
-    scale = min(1.0, px_per_cell / max(1.0, (b - t) / rows, (r - l) / cols))
-    if scale < 1.0:
-        crop = cv2.resize(crop, (max(1, int(round(crop.shape[1] * scale))), max(1, int(round(crop.shape[0] * scale)))),
-                          interpolation=cv2.INTER_AREA)
-    py, px = (b - t) / rows * scale, (r - l) / cols * scale  # cell size on the crop
     out: list[Marker] = []
-    # Hue and vividness are needed only around the coloured pixels: within 1 px of them (the
-    # closing below fills no further), whose 3x3 blur reads 1 px further; the part read lies
-    # 3 px around them, its edges clear of both (or the crop's own, where the blur reads alike).
-    colour = colour_mask(crop)
-    cx0, cy0, cw, ch = cv2.boundingRect(colour)
-    if not cw:
+    coloured = _coloured_part(rgb, box, grid, px_per_cell)
+    if coloured is None:
         return out
-    py0, px0 = max(0, cy0 - 3), max(0, cx0 - 3)
-    around = (slice(py0, cy0 + ch + 3), slice(px0, cx0 + cw + 3))
-    part = np.ascontiguousarray(crop[around])
-    hsv = cv2.cvtColor(part, cv2.COLOR_RGB2HSV)
+    part, hsv, classes, (y0, x0, scale, py, px, py0, px0) = coloured
     vivid = cv2.blur(hsv[:, :, 1], (3, 3))
-    # each coloured pixel's hue class (1..6; 0: not coloured), found once for all classes
-    classes = cv2.bitwise_and(cv2.LUT(hsv[:, :, 0], _HUE_CLASS_LUT), colour[around])
     present = cv2.calcHist([classes], [0], None, [len(HUE_CLASSES) + 1], [0, len(HUE_CLASSES) + 1]).ravel()
     # Blobs of each class: their pixels (flat indices on the part) and labels (numbered on from
     # the classes before), to be measured all at once below.
