@@ -468,6 +468,8 @@ def seen_on_start_before(track: Track, detections: Sequence[Sequence[Blob]], sta
     if blob is not None and d <= tolerance:
         track.pos[t0 - 1] = (blob.row, blob.col)
         track.overlap[t0 - 1] = blob.overlap
+        track.pieces.insert(0, (t0 - 1, t0 - 1))  # (a tracklet of its own, no longer ignored)
+        track.ignored = max(0, track.ignored - 1)
 
 
 def _twin_successor(current: Tracklet, pool: list[Tracklet]) -> Tracklet | None:

@@ -179,6 +179,7 @@ def test_an_agent_seen_on_the_start_once_before_a_step_past_the_link_reach_start
     assert list(track.tracked) == [1, 2, 3, 4]
     seen_on_start_before(track, dets, (1.5, 1.5), tolerance=1.5)
     assert list(track.tracked) == [0, 1, 2, 3, 4] and tuple(track.pos[0]) == (1.55, 1.5)
+    assert track.pieces == [(0, 0), (1, 4)] and track.ignored == 0
     assert not track.marker_frames  # (a sighting, not a stand-in)
     # nothing on the start in the frame before (only a look-alike two cells off): left as it is
     dets[0] = [Blob(1.5, 5.5, 0.8)]
