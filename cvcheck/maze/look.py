@@ -350,7 +350,7 @@ def _fringe_of_marker(option: _Spread, marker: Marker | None) -> bool:
 def _appeared_near_start(seen: dict[tuple[int, int], list[list[Marker]]],
                          on_goal: dict[tuple[int, int], list[list[Marker]]], goal_like: list[list[Marker]],
                          start: tuple[float, float], marker: Marker | None, *, exclude: tuple[int, int] | None,
-                         trails: Callable[[int, tuple[int, int]], list[np.ndarray]] | None = None
+                         trails: Callable[[int, tuple[int, int]], list[np.ndarray]]
                          ) -> tuple[tuple[int, int], _Spread] | None:
     """The class of an agent that appeared near the start and went on, not followed from it,
     and its sightings: absent from the first frame, it appears after it within APPEARED_WITHIN
@@ -388,8 +388,8 @@ def _appeared_near_start(seen: dict[tuple[int, int], list[list[Marker]]],
             if max(_from(b, first) for b in followed[1:]) < MOVED:
                 continue  # (an agent walks on from where it appears; one drawing a trail is one blob with it)
             far = max(_from(b, start) for b in followed)
-        elif not followed or trails is None or (reach := _trail_from(followed[0], min(by_frame), len(per_frame),
-                                                                      cls, trails, start)) is None:
+        elif not followed or (reach := _trail_from(followed[0], min(by_frame), len(per_frame),
+                                                   cls, trails, start)) is None:
             continue
         else:
             far = max(_from(followed[0], start), reach)

@@ -429,6 +429,16 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
     return track
 
 
+def _first_off_start(track: Track, start: tuple[float, float], tolerance: float) -> int | None:
+    """The frame of the track's first sighting where that is after the first frame and farther
+    than ``tolerance`` lattice cells from the start's centre; else None."""
+    tracked = track.tracked
+    if not len(tracked) or tracked[0] == 0:
+        return None
+    t0 = int(tracked[0])
+    return t0 if float(np.hypot(*(track.pos[t0] - start))) > tolerance else None
+
+
 def stand_in_on_start(track: Track, start: tuple[float, float], *, tolerance: float) -> None:
     """Place an agent first seen off the start, after the first frame, on the start in the frame
     before (as the start marker, which stands for it there: :attr:`Track.marker_frames`), so
@@ -436,11 +446,7 @@ def stand_in_on_start(track: Track, start: tuple[float, float], *, tolerance: fl
     wall it went through, a teleport), and the path begins on the start. ``tolerance``:
     lattice cells from the start's centre a first sighting is on the start within. (As
     :func:`_leave_markers` places an agent first seen apart from the copy it left on the copy.)"""
-    tracked = track.tracked
-    if not len(tracked) or tracked[0] == 0:
-        return
-    t0 = int(tracked[0])
-    if float(np.hypot(*(track.pos[t0] - start))) <= tolerance:
+    if (t0 := _first_off_start(track, start, tolerance)) is None:
         return
     track.pos[t0 - 1] = start
     track.overlap[t0 - 1] = 0.0
@@ -456,14 +462,9 @@ def seen_on_start_before(track: Track, detections: Sequence[Sequence[Blob]], sta
     the start is then checked as any other (mazeworld 78078 v00151 and 80080 v00008 with one
     frame in two kept: a backtracking walk, longer than the solution the link reach is sized
     by, two cells in the first step; "agent starts 2 cells from the start cell")."""
-    tracked = track.tracked
-    if not len(tracked) or tracked[0] == 0:
+    if (t0 := _first_off_start(track, start, tolerance)) is None:
         return
-    t0 = int(tracked[0])
-    s = np.asarray(start, float)
-    if float(np.hypot(*(track.pos[t0] - s))) <= tolerance:
-        return
-    away = [(float(np.hypot(b.row - s[0], b.col - s[1])), b) for b in detections[t0 - 1]]
+    away = [(float(np.hypot(b.row - start[0], b.col - start[1])), b) for b in detections[t0 - 1]]
     d, blob = min(away, key=lambda p: p[0], default=(np.inf, None))
     if blob is not None and d <= tolerance:
         track.pos[t0 - 1] = (blob.row, blob.col)

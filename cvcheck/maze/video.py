@@ -261,18 +261,20 @@ def _analyse_observations(obs: list[FrameObs], spec: MazeSpec, prof: StyleProfil
             goal_pos[t] = (o.goal.row, o.goal.col)
             goal_area[t] = o.goal.area
     start = (spec.start[0] + 0.5, spec.start[1] + 0.5) if prof.agent_is_start else None
-    track = build_track([o.agents for o in obs], start=start, max_gap=cfg.video_max_gap_frames,
+    detections = [o.agents for o in obs]
+    track = build_track(detections, start=start, max_gap=cfg.video_max_gap_frames,
                         reach=link_reach(len(spec.solution), n))
-    if starts_unseen and start is not None:
-        stand_in_on_start(track, start, tolerance=2 * cfg.marker_tolerance)
-    elif start is not None:
-        seen_on_start_before(track, [o.agents for o in obs], start, tolerance=2 * cfg.marker_tolerance)
+    if start is not None:
+        if starts_unseen:
+            stand_in_on_start(track, start, tolerance=2 * cfg.marker_tolerance)
+        else:
+            seen_on_start_before(track, detections, start, tolerance=2 * cfg.marker_tolerance)
     geo = WallGeometry(spec, erosion=cfg.video_wall_erosion, line_halfwidth=line_halfwidth)
     crossing = analyse_crossings(track, geo, contact_overlap=cfg.video_contact_overlap)
     settling = goal_settling(track, spec.goal, settle_frames=settle)
     if settling.stopped and settling.final_occluded and (
             seen_pale_off_goal(track, spec.goal, analyser.agent.pale_near_goal(), settle_frames=settle)
-            or seen_leaving_goal(track, spec.goal, [o.agents for o in obs])):
+            or seen_leaving_goal(track, spec.goal, detections)):
         settling = not_stopped(settling)  # not hidden by the goal: paled beside it, or seen leaving
     cells = cell_path(track, geo, crossing, until=settling.final_entry)
     unseen = unseen_route_share(track, geo, until=settling.final_entry)
