@@ -20,11 +20,12 @@ machine - two single-threaded decodes of a video at once against one (2.0: a cor
 each; near 1: the cores share one physical core or a busy host); where it is low, the wall
 ratio follows the CPU ratio, whatever runs on the second thread.
 
-The verifier keeps frames in YUV and decodes them on a second thread while it analyses
-(resampling each frame's maze region again only where the frame changed:
-``maze.video_reuse_tolerance``), so on an idle machine with two free cores its wall time
-approaches max(decode on one core, analysis); on a busy one the CPU ratio is the steadier
-figure.
+The verifier keeps frames in YUV, reads the first ones ahead on a second thread (while it
+reads the maze and learns the agent's look from them) and the rest as it analyses them,
+FFmpeg's threads decoding ahead on the other cores (resampling each frame's maze region
+again only where the frame changed: ``maze.video_reuse_tolerance``), so on an idle machine
+with two free cores its wall time approaches max(decode, analysis); on a busy one the CPU
+ratio is the steadier figure.
 
 Needs the test extra (maze-dataset)::
 

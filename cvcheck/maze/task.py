@@ -48,9 +48,7 @@ from .verify import as_spec, full_config
 from .video import LEARN_FRAMES, MazeVideoAnalysis, analyse_video
 from .video_render import CanvasStore, contact_sheet, render_video_overlay
 
-PREFETCH_BYTES = 48 << 20   #: decoded frames held ahead of the analysis (at least LEARN_FRAMES + 4 frames)
-PREFETCH_MAX_FRAMES = 64
-HEAD_RGB_FRAMES = LEARN_FRAMES + 1  #: first frames converted to RGB whole on the decoding thread (maze, agent)
+HEAD_RGB_FRAMES = LEARN_FRAMES + 1  #: first frames decoded ahead, and whole in RGB, on a second thread (maze, agent)
 MAZE_FIELDS = ("reference", "puzzle", "maze")  #: the ways to give the maze, in manifests and on the CLI
 MAX_MAZE_FILE = 10_000_000                     #: bytes; a maze file is a few kilobytes
 
@@ -104,21 +102,20 @@ def _video_analysis(path: str | os.PathLike[str], spec: MazeSpec | None, config:
                     style: str | StyleProfile | None, canvases: CanvasStore | None
                     ) -> tuple[MazeVideoAnalysis | Unparseable, dict[str, Any]]:
     """The video's analysis, and how its frames were read (the reader's ``report()``)."""
-    # Decode ahead on the other cores while frames are analysed on this one, and while the maze
-    # and the agent's look are read from the first ones (tens of ms of fixed work that decoding
-    # can fill). FFmpeg's own threads would take every core, the analysis's one too. Frames stay
-    # in YUV: converting every one to RGB cost about as much as decoding it, and the analysis
-    # needs RGB only of the first frames (whole: converted on the decoding thread) and of the
-    # maze's region on its canvas.
-    # A batch worker among as many as there are cores decodes on this thread instead (see
-    # cvcheck.vision.threads.one_core_per_task).
+    # The first frames are decoded (and converted to RGB whole) ahead on a second thread while
+    # the maze and the agent's look are read from them (tens of ms of fixed work that decoding
+    # can fill); the rest on this thread as the analysis asks, FFmpeg's own threads decoding
+    # ahead on the other cores without the GIL (a second Python thread feeding the analysis
+    # took the GIL back several times a frame: about 20 % more analysis time at 720p). Frames
+    # stay in YUV: converting every one to RGB cost about as much as decoding it, and the
+    # analysis needs RGB only of the first frames and of the maze's region on its canvas.
+    # A batch worker among as many as there are cores decodes on this thread, with one
+    # decoder thread (see cvcheck.vision.threads.one_core_per_task).
     reader = iter_frames(path, stride=config.maze.video_stride, config=config.media, threads=_decode_threads(),
                          yuv=True)
-    frame_bytes = int(1.5 * reader.info.width * reader.info.height) if reader.info else PREFETCH_BYTES
     frames: Generator[Frame, None, None] = _rgb_ahead(reader, HEAD_RGB_FRAMES)
     if not on_one_core():
-        depth = max(LEARN_FRAMES + 4, min(PREFETCH_MAX_FRAMES, PREFETCH_BYTES // frame_bytes))
-        frames = prefetched(frames, depth=depth)
+        frames = prefetched(frames, depth=HEAD_RGB_FRAMES, count=HEAD_RGB_FRAMES)
     fps = reader.fps / reader.stride if reader.fps else None  # (of the frames as shown: held ones repeated)
     try:
         with opencv_threads(1):
@@ -144,15 +141,9 @@ def _rgb_ahead(frames: Iterable[Frame], count: int) -> Generator[Frame, None, No
 
 
 def _decode_threads() -> int:
-    """Decoder threads beside the analysis: every core this process may use but one (one on
-    a process with one core to itself)."""
-    if on_one_core():
-        return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        cores = os.cpu_count() or 2
-    return max(1, cores - 1)
+    """Decoder threads: FFmpeg's choice (0: every core; they decode ahead of the analysis
+    without the GIL), one on a process with one core to itself."""
+    return 1 if on_one_core() else 0
 
 
 def verify_video_file(path: str | os.PathLike[str], reference: np.ndarray | MazeSpec | None = None, *,

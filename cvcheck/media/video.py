@@ -34,6 +34,7 @@ import struct
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast, overload
 
@@ -667,16 +668,23 @@ def iter_frames(source: VideoSource, *, stride: int = 1, max_frames: int | None 
     return FrameReader(source, stride=stride, max_frames=max_frames, config=config, threads=threads, yuv=yuv)
 
 
-def prefetched(frames: Iterable[Frame], *, depth: int = 4) -> Generator[Frame, None, None]:
+def prefetched(frames: Iterable[Frame], *, depth: int = 4, count: int | None = None
+               ) -> Generator[Frame, None, None]:
     """Read ``frames`` in a background thread, ``depth`` frames ahead (bounded memory).
 
     Decoding (PyAV) and OpenCV release the GIL, so per-frame analysis in the caller
     overlaps with decoding of the next frames. Exceptions from the reader are re-raised
     in the caller; stopping early (closing this generator) stops the thread.
+
+    ``count``: only the first ``count`` frames are read on the thread; the rest are read as
+    the caller asks for them, on its thread (a reader whose decoder has threads of its own
+    decodes ahead there without the GIL: no second Python thread taking it back several
+    times a frame from the caller's analysis).
     """
     q: queue.Queue = queue.Queue(maxsize=max(1, depth))
     stop = threading.Event()
     end = object()
+    it = iter(frames)
 
     def put(item: object) -> bool:
         while not stop.is_set():
@@ -689,7 +697,7 @@ def prefetched(frames: Iterable[Frame], *, depth: int = 4) -> Generator[Frame, N
 
     def run() -> None:
         try:
-            for frame in frames:
+            for frame in it if count is None else islice(it, count):
                 if not put(frame):
                     return
             put(end)
@@ -702,10 +710,13 @@ def prefetched(frames: Iterable[Frame], *, depth: int = 4) -> Generator[Frame, N
         while True:
             item = q.get()
             if item is end:
-                return
+                break
             if isinstance(item, BaseException):
                 raise item
             yield item
+        if count is not None:
+            thread.join()  # (it has put its last item: the iterator is the caller's from here)
+            yield from it
     finally:
         stop.set()
         thread.join(timeout=5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -130,6 +131,28 @@ def test_prefetched_forwards_frames_errors_and_stops_early(clip: Path) -> None:
     with pytest.raises(MediaError, match="boom"):
         list(prefetched(broken()))
     gen = prefetched(iter_frames(clip), depth=1)
+    next(gen)
+    gen.close()  # must not block on the full queue
+
+
+def test_prefetched_reads_only_the_first_frames_ahead() -> None:
+    """With ``count``, the first frames come from the background thread and the rest from the
+    caller's, in order; an error after them is raised in the caller."""
+    def frames(n: int, fail_at: int | None = None):
+        for i in range(n):
+            if i == fail_at:
+                raise MediaError(f"bad frame {i}")
+            yield i, threading.current_thread().name
+
+    got = list(prefetched(frames(10), depth=2, count=4))
+    assert [i for i, _ in got] == list(range(10))
+    assert [name for _, name in got] == ["cvcheck-frames"] * 4 + [threading.current_thread().name] * 6
+    assert [i for i, _ in prefetched(frames(3), count=4)] == [0, 1, 2]  # (fewer frames than count)
+    with pytest.raises(MediaError, match="bad frame 6"):
+        list(prefetched(frames(10, fail_at=6), count=4))
+    with pytest.raises(MediaError, match="bad frame 2"):
+        list(prefetched(frames(10, fail_at=2), count=4))
+    gen = prefetched(frames(10), depth=1, count=4)
     next(gen)
     gen.close()  # must not block on the full queue
 
