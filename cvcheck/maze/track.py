@@ -577,20 +577,32 @@ def _still(tr: Tracklet) -> bool:
 
 
 def _flicker(tr: Tracklet, followed: Tracklet, pool: list[Tracklet], max_gap: int, reach: float) -> bool:
-    """Whether ``tr`` never moved, was gone before ``followed`` - which moved, so drew any
-    trail there is - was last seen, and nothing goes on from it (no tracklet of ``pool``
-    begins near where it ended within ``max_gap`` frames, as the track's next piece would): a
-    piece of the trail flickering into the agent's colour for a frame or two beside the agent
-    at rest, not the agent leaving a copy of itself behind. Else the track went on with the
-    piece and ended with it, 36 frames before the video did, the dot gliding to rest on the
-    goal (mazeworld 65065 v00038: "does not stay"). What comes apart from a marker that never
-    moved is the agent leaving it: one seen twice about one place, then further on (71071
-    v00153 vignetted, shaken and crushed), or one that steps out through the border and is
-    not seen for most of the video (tests/maze/test_maze_unplanned.py: the crossing was lost)."""
-    if not _still(tr) or tr.end >= followed.end or _still(followed):
+    """Whether ``tr`` never moved, or stayed on the way ``followed`` walked before it appeared
+    (each sighting within TRAIL_REACH of it), was gone before ``followed`` - which moved, so
+    drew any trail there is - was last seen, and nothing goes on from it (no tracklet of
+    ``pool`` begins near where it ended within ``max_gap`` frames, as the track's next piece
+    would): a piece of the trail flickering into the agent's colour for a frame or two beside
+    the agent at rest, not the agent leaving a copy of itself behind. Else the track went on
+    with the piece and ended with it, 36 frames before the video did, the dot gliding to rest
+    on the goal (mazeworld 65065 v00038: "does not stay"); pieces of a trail seen in turn at
+    places along it make a tracklet that seems to move (mazeworld 82082-wide v00155: a 6-px dot
+    at 1080p gliding to rest, read "teleported across a wall post"). What comes apart from a
+    marker that never moved is the agent leaving it: one seen twice about one place, then
+    further on (71071 v00153 vignetted, shaken and crushed), or one that steps out through the
+    border and is not seen for most of the video (tests/maze/test_maze_unplanned.py: the
+    crossing was lost)."""
+    if tr.end >= followed.end or _still(followed) or not (_still(tr) or _on_way_before(tr, followed)):
         return False
     return not any(tr.end < o.start <= tr.end + max_gap + 1 and _in_gate(tr, o, reach)
                    for o in pool if o is not followed)
+
+
+def _on_way_before(tr: Tracklet, followed: Tracklet) -> bool:
+    """Whether each sighting of ``tr`` lies within TRAIL_REACH of the way ``followed`` walked
+    before ``tr`` was first seen (where a trail it drew lies)."""
+    way = np.array([[b.row, b.col] for f, b in zip(followed.frames, followed.blobs) if f < tr.start])
+    return len(way) >= 2 and all(distance_to_polyline(way, np.array([b.row, b.col])) <= TRAIL_REACH
+                                 for b in tr.blobs)
 
 
 def gate_radius(missed: int, reach: float = GATE_BASE) -> float:

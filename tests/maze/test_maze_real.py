@@ -292,6 +292,8 @@ def test_held_out_videos_graded_as_labelled_with_the_maze_file(tmp_path: Path, s
                                              # moves, lost after leaving the goal and taken for hidden there
     (46868, 214, "mazeplot", "wall_pass"),   # the blue star's purple H.264 rim, seen in every frame the star is,
                                              # learned as the agent: the wall pass fell in a gap of its track
+    (82082, 155, "vmeval", "trail"),  # 1920x1080, a 6-px dot gliding to rest: pieces of its trail, seen in turn
+                                      # at places along it, taken for the agent leaving a copy of itself
 ])
 def test_held_out_wide_size_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                       behaviour: str) -> None:

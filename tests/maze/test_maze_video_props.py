@@ -232,6 +232,24 @@ def test_tracker_stays_with_the_agent_at_rest_not_a_trail_piece_flickering_besid
     assert track.markers_left == 0
 
 
+def test_tracker_stays_with_the_agent_at_rest_not_trail_pieces_seen_in_turn_along_its_way() -> None:
+    # as above, but the trail flickers into the agent's colour at three places along the way it
+    # walked, one a frame: the pieces' tracklet seems to move (0.68 cells), so it was taken for
+    # the agent leaving a copy of itself, and the track "teleported across a wall post"
+    # (mazeworld 82082-wide v00155: a 6-px dot at 1080p, the track's numbers)
+    way = ([(3.5 + 0.16 * t, 5.51) for t in range(13)] + [(5.51, 5.48 - 0.156 * t) for t in range(13)]
+           + [(5.38 - 0.15 * t, 3.6) for t in range(8)])
+    rest = [4.11, 4.03, 3.96, 3.9, 3.84, 3.78, 3.74, 3.71, 3.67, 3.64, 3.62, 3.6, 3.59] + [3.57] * 10
+    agent = [Blob(r, c, 0.0012) for r, c in way] + [Blob(r, 3.63, 0.0012) for r in rest]
+    frames = [[b] for b in agent]
+    start = len(way) + 2
+    for t, (r, c) in zip((start, start + 1, start + 3), [(4.85, 5.19), (4.95, 4.74), (4.75, 4.51)]):
+        frames[t].append(Blob(r, c, 0.0025))
+    track = build_track(frames, start=(3.5, 5.5), max_gap=12)
+    assert track.pieces == [(0, len(agent) - 1)] and track.markers_left == 0
+    assert np.allclose(track.pos, [(b.row, b.col) for b in agent])
+
+
 def test_tracker_keeps_a_look_alike_beside_the_goal_from_taking_the_agent_arriving() -> None:
     # a 1-fps strip: a look-alike on a wall junction beside the goal, seen in most frames (not
     # in frames 2 and 3), is missing in the two frames the agent arrives in the goal cell - nearer the look-alike's
