@@ -4,6 +4,7 @@ with their cells, sizes and hues, fringes of other markers left out."""
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -40,9 +41,19 @@ MARKER_PX_PER_CELL = 64  #: markers are found on the maze resampled to at most t
 MARKER_MIN_AREA = 0.001  #: cells^2: smaller coloured blobs are no markers ...
 SMALL_MARKER_PX_PER_CELL = 160  #: ... unless none is found: then a finer look (a 4-px dot in a 200-px cell)
 SMALL_MARKER_MIN_AREA = 0.0003
+MARKER_SPAN = 1.6  #: cells: a blob wider or taller than this is no marker (a path, a line, a trail)
 
 
 _Placing = tuple[int, int, float, float, float, int, int]  #: see _coloured_part
+Coord = TypeVar("Coord", float, np.ndarray)
+
+
+def _to_cells(ys: Coord, xs: Coord, box: Box, placing: _Placing) -> tuple[Coord, Coord]:
+    """Crop coordinates (pixel centres at +0.5; arrays or floats) as maze cells: back to
+    picture pixels (area resampling keeps pixel centres), then to cells of the box."""
+    y0, x0, scale, py, px, _, _ = placing
+    fy, fx = y0 + (ys + 0.5) / scale - 0.5, x0 + (xs + 0.5) / scale - 0.5
+    return (fy - box[0]) * scale / py, (fx - box[1]) * scale / px
 
 
 def _coloured_part(rgb: np.ndarray, box: Box, grid: tuple[int, int], px_per_cell: int
@@ -79,23 +90,22 @@ def _coloured_part(rgb: np.ndarray, box: Box, grid: tuple[int, int], px_per_cell
 
 def find_trails(rgb: np.ndarray, box: Box, grid: tuple[int, int], hue_class: tuple[int, int], *,
                 px_per_cell: int = MARKER_PX_PER_CELL) -> list[np.ndarray]:
-    """The blobs of one hue class too large for markers (spanning more than 1.6 cells, which
+    """The blobs of one hue class too large for markers (spanning more than MARKER_SPAN cells, which
     :func:`find_markers` leaves out: a path, a line, an agent one blob with the trail it draws),
     each as its pixels' ``(row, col)`` in cells of ``grid`` ((n, 2) float arrays)."""
-    t, l = box[0], box[1]
     coloured = _coloured_part(rgb, box, grid, px_per_cell)
     if coloured is None:
         return []
-    _, _, classes, (y0, x0, scale, py, px, py0, px0) = coloured
+    _, _, classes, placing = coloured
+    py, px, py0, px0 = placing[3:]
     of_class = _where(classes, 1 + HUE_CLASSES.index(hue_class))
     sub = cv2.morphologyEx(of_class, cv2.MORPH_CLOSE, _SQUARE_3)  # (as find_markers joins a blob's pieces)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
     out = []
     for i in range(1, count):
-        if stats[i, cv2.CC_STAT_WIDTH] > 1.6 * px or stats[i, cv2.CC_STAT_HEIGHT] > 1.6 * py:
+        if stats[i, cv2.CC_STAT_WIDTH] > MARKER_SPAN * px or stats[i, cv2.CC_STAT_HEIGHT] > MARKER_SPAN * py:
             ys, xs = np.nonzero(labels == i)
-            fy, fx = y0 + (ys + py0 + 0.5) / scale - 0.5, x0 + (xs + px0 + 0.5) / scale - 0.5
-            out.append(np.stack([(fy - t) * scale / py, (fx - l) * scale / px], axis=1))
+            out.append(np.stack(_to_cells(ys + py0, xs + px0, box, placing), axis=1))
     return out
 
 
@@ -104,17 +114,17 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
     """Coloured blobs inside the maze (largest first), each placed in its cell.
 
     Blobs are found per hue class (red, orange, yellow, green, blue, purple), so a
-    solution path does not swallow the markers at its ends; a blob spanning more than 1.6
-    cells (a path, a line) is no marker. The maze is first resampled to at most
+    solution path does not swallow the markers at its ends; a blob spanning more than
+    MARKER_SPAN cells (a path, a line) is no marker. The maze is first resampled to at most
     ``MARKER_PX_PER_CELL`` pixels per cell (a 3-px dot at 8 px per lattice cell survives).
     """
-    t, l, b, r = box
     rows, cols = grid
     out: list[Marker] = []
     coloured = _coloured_part(rgb, box, grid, px_per_cell)
     if coloured is None:
         return out
-    part, hsv, classes, (y0, x0, scale, py, px, py0, px0) = coloured
+    part, hsv, classes, placing = coloured
+    py, px, py0, px0 = placing[3:]
     vivid = cv2.blur(hsv[:, :, 1], (3, 3))
     present = cv2.calcHist([classes], [0], None, [len(HUE_CLASSES) + 1], [0, len(HUE_CLASSES) + 1]).ravel()
     # Blobs of each class: their pixels (flat indices on the part) and labels (numbered on from
@@ -130,7 +140,7 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
         sub = cv2.morphologyEx(of_class[by0:by1, bx0:bx1], cv2.MORPH_CLOSE, _SQUARE_3)
         count, labels, stats, cents = cv2.connectedComponentsWithStats(sub, connectivity=8)
         # (a blob too wide to be a marker, below, is not measured: a path's pixels are many)
-        small = (stats[:, cv2.CC_STAT_WIDTH] <= 1.6 * px) & (stats[:, cv2.CC_STAT_HEIGHT] <= 1.6 * py)
+        small = (stats[:, cv2.CC_STAT_WIDTH] <= MARKER_SPAN * px) & (stats[:, cv2.CC_STAT_HEIGHT] <= MARKER_SPAN * py)
         small[0] = False
         if not small.any():
             continue
@@ -162,13 +172,11 @@ def find_markers(rgb: np.ndarray, box: Box, grid: tuple[int, int], *, px_per_cel
     cores = np.bincount(lab, weights=2 * pixel_vivid.astype(np.int32) >= peaks.take(lab), minlength=first).tolist()
     for stats, cents, first in blobs:
         for i, (_, _, bw, bh, area) in enumerate(stats.tolist()[1:], start=1):
-            if bw > 1.6 * px or bh > 1.6 * py:
+            if bw > MARKER_SPAN * px or bh > MARKER_SPAN * py:
                 continue
             k = first + i - 1
             mean_hue = np.arctan2(sums[1][k], sums[0][k]) % (2 * np.pi) * 180 / (2 * np.pi)
-            # back to picture pixels (area resampling keeps pixel centres), then to cells
-            fy, fx = y0 + (cents[i, 1] + 0.5) / scale - 0.5, x0 + (cents[i, 0] + 0.5) / scale - 0.5
-            cy, cx = (fy - t) * scale / py, (fx - l) * scale / px
+            cy, cx = _to_cells(cents[i, 1], cents[i, 0], box, placing)
             cell = (min(max(math.floor(cy), 0), rows - 1), min(max(math.floor(cx), 0), cols - 1))
             out.append(Marker(cell=cell, row=float(cy), col=float(cx), area=area / (py * px),
                               hue=int(round(mean_hue)) % 180,
