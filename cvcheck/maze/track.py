@@ -75,6 +75,7 @@ BRIDGE_GAP = 2        #: frames missed at most between a mover's first sighting 
 BEHIND_STEP = 0.5     #: lattice cells: a mover's step back at least this long onto ...
 BEHIND_REACH = 0.35   #: ... a place this near the way of its last WAY_BACK sightings is behind it (see _ahead_first)
 WAY_BACK = 6          #: sightings before a mover's last one whose way it walked (see BEHIND_REACH)
+BEHIND_LEAD = 2       #: sightings behind the agent a tracklet going on with the track may begin with (_past_trail)
 
 
 @dataclass(eq=False)  # an object followed through the video: compared by identity
@@ -168,7 +169,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]], *, reach: float = LINK_
         if not resting and len(active) == 1 and len(blobs) == 1:  # the usual frame: one object, seen again
             tr, blob = active[0], blobs[0]
             p = tr.blobs[-1]
-            if _within(blob.row - p.row, blob.col - p.col, _reach(tr, reach)):
+            if _within(blob.row - p.row, blob.col - p.col, _reach(tr, reach)) and not _left_behind(tr, blob):
                 tr.frames.append(t)
                 tr.blobs.append(blob)
                 continue
@@ -187,7 +188,7 @@ def link_tracklets(detections: Sequence[Sequence[Blob]], *, reach: float = LINK_
                 within = _reach(tr, reach) if a < n_active else STATIC_SPAN  # a still object stays where it stood
                 for b, blob in enumerate(blobs):
                     dr, dc = blob.row - p.row, blob.col - p.col
-                    if _within(dr, dc, within):
+                    if _within(dr, dc, within) and not (a < n_active and _left_behind(tr, blob)):
                         pairs.append((dr * dr + dc * dc, a, b, dr, dc))
         if len(pairs) > 1:
             pairs = _merged_to_mover(pairs, candidates, blobs)
@@ -250,12 +251,10 @@ def _merged_to_mover(pairs: list[tuple[float, int, int, float, float]], candidat
 def _ahead_first(pairs: list[tuple[float, int, int, float, float]], candidates: list[Tracklet], n_active: int,
                  blobs: Sequence[Blob]) -> list[tuple[float, int, int, float, float]]:
     """``pairs`` (nearest first) with those that take a moving object back onto the way it
-    just walked put last, where it reaches another blob too that is not behind it: a piece of
-    the trail the agent draws, left where it passed and nearer than the agent a step on
-    (mazeworld 70070 v00090 sharpened, vignetted and flickering: a trail corner took the
-    track, "never reaches the goal"). Behind: a step of BEHIND_STEP or more against the
-    object's heading over its last three sightings (BEHIND_STEP at least) onto a place within
-    BEHIND_REACH of the way of its WAY_BACK sightings before the last."""
+    just walked (:func:`_behind`) put last, where it reaches another blob too that is not
+    behind it: a piece of the trail the agent draws, left where it passed and nearer than the
+    agent a step on (mazeworld 70070 v00090 sharpened, vignetted and flickering: a trail corner
+    took the track, "never reaches the goal")."""
     by_mover: dict[int, list[tuple[float, int, int, float, float]]] = {}
     for q in pairs:
         if q[1] < n_active:
@@ -263,18 +262,63 @@ def _ahead_first(pairs: list[tuple[float, int, int, float, float]], candidates: 
     behind: set[tuple[int, int]] = set()
     for a, qs in by_mover.items():
         tr = candidates[a]
-        if len(qs) < 2 or len(tr.blobs) < 3:
+        if len(qs) < 2 or (heading := _heading(tr)) is None:
             continue
-        last, prior = tr.blobs[-1], tr.blobs[-3]
-        hr, hc = last.row - prior.row, last.col - prior.col
-        if _within(hr, hc, BEHIND_STEP):
-            continue
-        way = np.array([[b.row, b.col] for b in tr.blobs[-WAY_BACK - 1:-1]])
-        back = [q for q in qs if not _within(q[3], q[4], BEHIND_STEP) and q[3] * hr + q[4] * hc < 0
-                and distance_to_polyline(way, np.array([blobs[q[2]].row, blobs[q[2]].col])) <= BEHIND_REACH]
+        back = [q for q in qs if _behind(tr, heading, blobs[q[2]])]
         if back and len(back) < len(qs):
             behind.update((q[1], q[2]) for q in back)
     return sorted(pairs, key=lambda q: (q[1], q[2]) in behind) if behind else pairs  # (stable)
+
+
+def _left_behind(tr: Tracklet, blob: Blob) -> bool:
+    """Whether ``blob`` is a held trail (not fresh: a trail with nothing moving at its end) that
+    lies behind the moving ``tr`` (:func:`_behind`): the trail the agent left, never the agent,
+    which is at its head (mazeworld 83083 v00311: a blurred dot paling as it turned a corner,
+    unseen for two frames; its tracklet went back onto its trail, then on to the dot through a
+    wall: "teleport")."""
+    return not blob.fresh and (heading := _heading(tr)) is not None and _behind(tr, heading, blob, last_step=True)
+
+
+def _past_trail(followed: Tracklet, nxt: Tracklet, reach: float) -> Tracklet:
+    """``nxt``, which goes on with the track after ``followed``, less its first sightings (at
+    most BEHIND_LEAD) where they lie behind ``followed`` (:func:`_behind`, its last step
+    included) and the next one does not, and begins near where ``followed`` ended
+    (:func:`_in_gate`): pieces of the trail the agent left, seen while the agent was not, and
+    the agent walking on after them (mazeworld 83083 v00311: a blurred dot paling as it
+    turned a corner; the track went back onto its trail, then to the dot through a wall:
+    "teleport"). An agent that turns back walks on along its way: none is dropped."""
+    heading = _heading(followed)
+    if heading is None:
+        return nxt
+    n = 0
+    while n < min(BEHIND_LEAD, len(nxt.blobs) - 1) and _behind(followed, heading, nxt.blobs[n], last_step=True):
+        n += 1
+    if not n or _behind(followed, heading, nxt.blobs[n], last_step=True):
+        return nxt
+    rest = Tracklet(frames=nxt.frames[n:], blobs=nxt.blobs[n:])
+    return rest if _in_gate(followed, rest, reach) else nxt
+
+
+def _heading(tr: Tracklet) -> tuple[float, float] | None:
+    """Where a moving object heads: its last sighting less its third last; None where it has
+    fewer than three sightings or moved less than BEHIND_STEP over them."""
+    if len(tr.blobs) < 3:
+        return None
+    last, prior = tr.blobs[-1], tr.blobs[-3]
+    hr, hc = last.row - prior.row, last.col - prior.col
+    return None if _within(hr, hc, BEHIND_STEP) else (hr, hc)
+
+
+def _behind(tr: Tracklet, heading: tuple[float, float], blob: Blob, *, last_step: bool = False) -> bool:
+    """Whether ``blob`` lies behind ``tr``, heading ``heading`` (:func:`_heading`): a step of
+    BEHIND_STEP or more against it from its last sighting, onto a place within BEHIND_REACH of
+    the way of its WAY_BACK sightings before the last (``last_step``: and on to the last)."""
+    last = tr.blobs[-1]
+    dr, dc = blob.row - last.row, blob.col - last.col
+    if _within(dr, dc, BEHIND_STEP) or dr * heading[0] + dc * heading[1] >= 0:
+        return False
+    way = np.array([[b.row, b.col] for b in tr.blobs[-WAY_BACK - 1:None if last_step else -1]])
+    return distance_to_polyline(way, np.array([blob.row, blob.col])) <= BEHIND_REACH
 
 
 def _still_ones_last(pairs: list[tuple[float, int, int, float, float]], candidates: list[Tracklet],
@@ -418,7 +462,7 @@ def build_track(detections: Sequence[Sequence[Blob]], *, start: tuple[float, flo
         if not later:
             break
         if near:
-            current = min(near, key=lambda tr: (tr.start, dist(tr)))
+            current = _past_trail(current, min(near, key=lambda tr: (tr.start, dist(tr))), reach)
         elif soon:
             current = min(soon, key=lambda tr: (tr.start, dist(tr)))
             track.far_jumps += 1

@@ -269,6 +269,8 @@ def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed
                                             # and the wall the star was gliding through under it: a pass
     (65065, 38, "vmeval", "trail"),         # the dot's trail flickered beside it as it came to rest on the goal:
                                             # taken for the agent leaving a marker, "does not stay"
+    (83083, 311, "vmeval", "trail"),        # a blurred dot paled and unseen round a corner: the track went back
+                                            # onto its trail, then through a wall to the dot, "teleport"
 ])
 def test_held_out_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str) -> None:
     # videos from held-out mazeworld seeds that an earlier reader got wrong, drawn again here by

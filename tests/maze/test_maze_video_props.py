@@ -217,6 +217,27 @@ def test_tracker_follows_the_agent_round_a_corner_not_its_trail_piece_behind_it(
     assert np.allclose(track.pos[len(down):, 1], [b.col for b in left])
 
 
+def test_tracker_skips_trail_pieces_behind_a_pale_agent_for_the_agent_round_the_corner() -> None:
+    # a blurred dot drawing a trail walks left along a row at a lattice cell a frame, pales as it
+    # turns a corner upwards and goes unseen for two frames; meanwhile its trail shows behind
+    # it, once held (a trail with nothing moving at its end) and once as a fresh piece. The
+    # track went back onto the trail and on from it to the dot through the wall between the
+    # two rows: "teleport" (mazeworld 83083 v00311, the track's numbers)
+    left = [Blob(7.61, c, 0.06) for c in (12.9, 11.9, 10.9, 9.7, 8.94, 7.96, 6.98, 7.21, 7.0, 4.93)]
+    up = [Blob(5.65, 4.58, 0.08), Blob(5.63, 5.72, 0.13), Blob(4.81, 5.58, 0.11), Blob(3.9, 5.6, 0.11)]
+    frames = [[b] for b in left] + [[Blob(7.51, 6.35, 1.47, fresh=False)], [Blob(7.61, 6.57, 0.06)]] + \
+        [[b] for b in up]
+    track = build_track(frames, start=(7.61, 12.9), max_gap=12)
+    n = len(left)
+    assert np.isnan(track.pos[n:n + 2]).all()  # the trail's pieces: no sighting of the agent
+    assert np.allclose(track.pos[n + 2:], [(b.row, b.col) for b in up])
+    assert np.allclose(track.pos[:n], [(b.row, b.col) for b in left])
+    # an agent that turns back walks on along its way: followed back, held trail aside
+    back = [Blob(7.61, c, 0.06) for c in (6.0, 7.0, 8.0, 9.0)]
+    track = build_track([[b] for b in left] + [[b] for b in back], start=(7.61, 12.9), max_gap=12)
+    assert np.allclose(track.pos[n:], [(b.row, b.col) for b in back])
+
+
 def test_tracker_stays_with_the_agent_at_rest_not_a_trail_piece_flickering_beside_it() -> None:
     # a dot drawing a trail glides into the goal cell and comes to rest on its centre; as it
     # slows, a piece of its trail 1.6 cells back flickers into the agent's colour for two frames.
