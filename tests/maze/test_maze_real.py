@@ -398,6 +398,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
     (58058, 203, "mmgr", "backtrack", "ghost:4"),  # a square leaving the start marker a lattice cell a frame, blended
                                                    # to under its floor: seen 2.75 cells off, missed a frame, then from
                                                    # 4.1 cells on - too far to have split off: the track kept the marker
+    (81081, 249, "mazeplot", "reach_leave", "blur:6"),  # the start circle's blurred rim over the open side beside
+                                                        # it read as a wall: no way, "unparseable"
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:

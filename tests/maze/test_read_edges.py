@@ -1164,3 +1164,23 @@ def test_a_blob_too_large_for_a_marker_is_a_trail_of_its_class_with_its_pixels_i
     assert len(trails) == 1 and not find_trails(img, box, grid, GREEN)
     rows, cols = trails[0][:, 0], trails[0][:, 1]
     assert abs(rows.mean() - 1.5) < 0.05 and abs(cols.min() - 0.44) < 0.05 and abs(cols.max() - 3.22) < 0.05
+
+
+@pytest.mark.parametrize("grey, opened", [(110, True), (0, False)])
+def test_a_faint_side_of_a_markers_cell_that_blocks_every_way_is_read_open(grey: int, opened: bool) -> None:
+    # a marker's rim, blurred over the open side of its cell, reads as a faint wall; a maze to
+    # grade has a way, so where that side is all that blocks it, it is open (mazeworld 81081
+    # v00249 blurred: a MazePlot start circle's rim at 0.16 against walls at 0.20-0.23,
+    # "unparseable"). A side as dark as the walls is a wall: the maze stays blocked
+    import cv2
+
+    img, spec = _thin_lines(40, 2, 0)
+    margin = cell = 40
+    assert not spec.walls[2, 5]  # the start's cell (0, 2): its only open side, at the bottom
+    cv2.line(img, (margin + 2 * cell, margin + cell), (margin + 3 * cell, margin + cell), (grey,) * 3, 2)
+    reading = read_maze(img)
+    if opened:
+        assert isinstance(reading, MazeReading), reading
+        assert np.array_equal(reading.spec.walls, spec.walls)
+    else:
+        assert isinstance(reading, Blocked), reading
