@@ -400,6 +400,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                    # 4.1 cells on - too far to have split off: the track kept the marker
     (81081, 249, "mazeplot", "reach_leave", "blur:6"),  # the start circle's blurred rim over the open side beside
                                                         # it read as a wall: no way, "unparseable"
+    (81081, 140, "mazeplot", "walls_minor", "blur:6"),  # the maze's blurred 1-px right border lost against the plot
+                                                        # frame beyond it: read 5x4 over the frame, one inner wall
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:

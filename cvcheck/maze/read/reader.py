@@ -90,13 +90,21 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     # stays a row)
     readings: list[MazeReading | Unparseable] = []
     cut_off: MazeReading | None = None
+    open_grid: MazeReading | None = None  # a first reading with next to no inner walls (_open_grid)
     reached, barred = 1.0, False  # (the share of cells cut_off reaches, and whether a bar bounds it)
     for box, borders in box_candidates(dark, outer=known is not None):
         reading = _read_at(rgb, dark, colour, box, borders, grid=grid, known=known)
+        if open_grid is not None:
+            if isinstance(reading, MazeReading) and _walled_inside(reading, open_grid):
+                return reading
+            continue
         if isinstance(reading, MazeReading) and known is None:
             if cut_off is None:
                 reached = _reached_share(reading.spec)
                 if reached == 1.0 and not _beside_a_bar(reading, borders, every_side=True):
+                    if _open_grid(reading):
+                        open_grid = reading
+                        continue
                     return reading
                 cut_off, barred = reading, _beside_a_bar(reading, borders)
             elif _inside(reading.look.box, cut_off.look.box) and _no_maze_beyond(cut_off, reading.look.box) and \
@@ -109,6 +117,8 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
         if blocked_first and not readings and cut_off is None and isinstance(reading, Blocked):
             return reading
         readings.append(reading)
+    if open_grid is not None:
+        return open_grid
     if cut_off is not None:
         return cut_off
     if not readings:
@@ -290,6 +300,36 @@ def _no_maze_beyond(reading: MazeReading, box: Box) -> bool:
     down = w[2:-1:2, 1::2][out[:-1, :] & out[1:, :]]    # ... and top-bottom
     sides = np.concatenate([across, down])
     return not sides.size or not MARGIN_MIXED < float(sides.mean()) < 1 - MARGIN_MIXED
+
+
+OPEN_GRID = 1 / 3  #: a reading with fewer inner walls than this share of a perfect maze's may be misplaced
+
+
+def _inner_walls(spec: MazeSpec) -> int:
+    """How many sides between two of ``spec``'s cells are walls."""
+    w = spec.walls
+    return int(w[1:-1:2, 2:-1:2].sum() + w[2:-1:2, 1:-1:2].sum())
+
+
+def _open_grid(reading: MazeReading) -> bool:
+    """Whether ``reading`` has fewer than OPEN_GRID of the inner walls a perfect maze of its
+    grid has ((rows - 1) (cols - 1), four at least): nearly every side open, as where a
+    plot's frame beyond the maze's own border, a blurred 1-px line, was read as the border
+    and the cells cut across the walls (mazeworld 81081 v00140 blurred: a 5x4 maze read with
+    one inner wall of twelve)."""
+    rows, cols = reading.spec.shape
+    perfect = (rows - 1) * (cols - 1)
+    return perfect >= 4 and _inner_walls(reading.spec) < OPEN_GRID * perfect
+
+
+def _walled_inside(reading: MazeReading, open_grid: MazeReading) -> bool:
+    """Whether ``reading`` is the maze that ``open_grid`` (:func:`_open_grid`) was misplaced
+    from: read inside its place, with its grid, start and goal, every cell reached, no maze
+    beyond it, and not an open grid itself."""
+    return _inside(reading.look.box, open_grid.look.box) and reading.spec.shape == open_grid.spec.shape \
+        and (reading.spec.start, reading.spec.goal) == (open_grid.spec.start, open_grid.spec.goal) \
+        and _reached_share(reading.spec) == 1.0 and not _open_grid(reading) \
+        and _no_maze_beyond(open_grid, reading.look.box)
 
 
 SAME_PLACE = 0.25  #: a box within this share of a cell of another's every side is the same place
