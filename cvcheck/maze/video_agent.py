@@ -43,6 +43,7 @@ MOVER_NEW = 0.25      #: ... with at least this share of the agent's area colour
 MOVER_MIN_SATURATION = 40  #: ... and never under this saturation, is the agent moving (see _movers)
 MOVER_SIZE = (0.3, 2.0)  #: a mover is the agent's size (its new and vivid pixels, shares of its area)
 MOVER_ELONGATION = 3.0   #: ... and shape: its long axis at most this many times its short one
+MOVER_CHAIN = 3       #: movers seen in this many frames running, each a frame's reach on, are the agent found again
 MOVER_STILL = 0.35    #: lattice cells: a mover is kept only beside an object that moved at most this far
 STILL_FRAMES = 4      #: an object kept within MOVER_STILL of where one was kept in each of this many frames
                       #: before stands still: it does not lower the agent's floor (see _follow_vividness)
@@ -111,6 +112,8 @@ class AgentReader:
         self._agent_memo: _AgentMemo | None = None
         self._trail_read: tuple[float | None, bool] = (None, False)
         self._recent: list[tuple[int, float, float]] = []  # (frame, row, col) of agent blobs kept lately
+        # the last frame analysed and its movers: (row, col, frames running), see _running_movers
+        self._mover_runs: tuple[int, list[tuple[float, float, int]]] = (-1, [])
         # the last frame analysed, its fresh agent blobs kept and how vivid each was (see _without_ghosts)
         self._last_agents: tuple[int, list[tuple[Blob, float | None]]] | None = None
         # where the agent's look was learned, as if kept the frame before: continued by faint
@@ -324,13 +327,17 @@ class AgentReader:
         self._recent = [p for p in self._recent if index - p[0] <= CONTINUE_FRAMES]
         continued = _continued_objects(self._recent, kept, near) if faint or movers else {}
         took = False
-        for m in movers:  # kept where what else continues the object it continues stood still
+        running = self._running_movers(index, movers, near)
+        for m, run in zip(movers, running):  # kept where what else continues the object it continues stood still
             if objects := [p for p in self._recent if near(p, m)]:
                 p = min(objects, key=lambda p: (np.hypot(m.row - p[1], m.col - p[2]), -p[0]))
                 away = float(np.hypot(m.row - p[1], m.col - p[2]))
                 if p not in continued or continued[p] <= MOVER_STILL and continued[p] < away:
                     kept.append(m)
                     took = True
+            elif run >= MOVER_CHAIN and not kept:  # nothing kept lately near it, nor now: the agent found again
+                kept.append(m)
+                took = True
         if took and faint:  # (a faint part of a mover kept continues nothing more)
             continued = _continued_objects(self._recent, kept, near)
         history = self._recent
@@ -354,6 +361,23 @@ class AgentReader:
         if fresh:
             self._seed = None
         return kept
+
+    def _running_movers(self, index: int, movers: Sequence[Blob],
+                        near: Callable[[tuple[int, float, float], Blob], bool]) -> list[int]:
+        """For each of ``movers`` (frame ``index``), in how many frames running a mover was seen,
+        each within reach of one the frame before (``near``): 1 for a mover new here.
+
+        A pale agent seen only as a mover (frame blending: mazeworld 80080 v00174 ghosted, a
+        MazePlot star drawn under its floor whenever it moves) is kept only where it continues
+        an object kept lately; where it jumped (a teleport, two cells in a frame, unseen the
+        frame after), nothing was near, and it was lost for the 27 frames to the goal, the
+        jump with it: a false pass. Seen moving on for MOVER_CHAIN frames running with nothing
+        else kept, it is the agent found again."""
+        last, before = self._mover_runs
+        runs = [1 + max((n for r, c, n in before if near((last, r, c), m)), default=0) if last == index - 1 else 1
+                for m in movers]
+        self._mover_runs = (index, [(m.row, m.col, n) for m, n in zip(movers, runs)])
+        return runs
 
     def _movers(self, hsv: np.ndarray, runs: Runs, agent: np.ndarray, *, look: bool = True) -> list[Blob]:
         """Pale agent-hued objects that moved in: an agent drawn paler while it moves (frame

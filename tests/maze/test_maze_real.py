@@ -402,6 +402,8 @@ def test_held_out_tone_drift_videos_graded_as_labelled(tmp_path: Path, seed: int
                                                         # it read as a wall: no way, "unparseable"
     (81081, 140, "mazeplot", "walls_minor", "blur:6"),  # the maze's blurred 1-px right border lost against the plot
                                                         # frame beyond it: read 5x4 over the frame, one inner wall
+    (80080, 174, "mazeplot", "teleport", "ghost:7"),  # a star under its floor whenever it moves, seen only as a
+                                                      # mover: lost where it jumped, the teleport unseen (false pass)
 ])
 def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str, behaviour: str,
                                                      how: str) -> None:
