@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import random
 import sys
 import tempfile
 from collections import deque
@@ -159,7 +160,16 @@ def irregular_puzzle(rng: np.random.Generator) -> Puzzle:
     from maze_dataset.generation import LatticeMazeGenerators
 
     n = int(rng.choice([3, 4, 5, 6, 7, 8]))
-    connections = np.asarray(LatticeMazeGenerators.gen_kruskal(grid_shape=(n, n)).connection_list, bool)
+    # maze-dataset draws from the global RNGs: seeded from ``rng`` (and put back), a case is drawn
+    # again alike (unseeded, the same --seed drew other mazes, then other frame counts, run to run)
+    seed, states = int(rng.integers(2**32)), (random.getstate(), np.random.get_state())
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        connections = np.asarray(LatticeMazeGenerators.gen_kruskal(grid_shape=(n, n)).connection_list, bool)
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
     cells = [(r, c) for r in range(n) for c in range(n)]
     i, j = rng.choice(len(cells), 2, replace=False)
     return Puzzle("irregular", connections, cells[i], cells[j])
