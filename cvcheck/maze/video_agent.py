@@ -369,9 +369,9 @@ class AgentReader:
 
         A pale agent seen only as a mover (frame blending: mazeworld 80080 v00174 ghosted, a
         MazePlot star drawn under its floor whenever it moves) is kept only where it continues
-        an object kept lately; where it jumped (a teleport, two cells in a frame, unseen the
-        frame after), nothing was near, and it was lost for the 27 frames to the goal, the
-        jump with it: a false pass. Seen moving on for MOVER_CHAIN frames running with nothing
+        an object kept lately; where it jumped a wall (the teleport: 1.35 cells in a frame) and
+        went unseen a frame, nothing kept lately was near it, and it was lost for the 27 frames
+        to the goal, the jump with it: a false pass. Seen moving on for MOVER_CHAIN frames running with nothing
         else kept, it is the agent found again."""
         last, before = self._mover_runs
         runs = [1 + max((n for r, c, n in before if near((last, r, c), m)), default=0) if last == index - 1 else 1
