@@ -148,9 +148,15 @@ def _agreement(reading: MazeReading, known: MazeSpec) -> float:
     """Share of the known maze's inner boundary segments (walls and openings) read alike."""
     if reading.spec.walls.shape != known.walls.shape:
         return 0.0
-    inner = np.zeros(known.walls.shape, bool)
-    inner[1:-1:2, 2:-1:2] = inner[2:-1:2, 1:-1:2] = True  # segments between two cells
+    inner = _inner_sides(known.walls.shape)
     return float(np.mean(reading.spec.walls[inner] == known.walls[inner])) if inner.any() else 1.0
+
+
+def _inner_sides(shape: tuple[int, ...]) -> np.ndarray:
+    """Which cells of a wall lattice of ``shape`` are sides between two of its maze cells."""
+    inner = np.zeros(shape, bool)
+    inner[1:-1:2, 2:-1:2] = inner[2:-1:2, 1:-1:2] = True
+    return inner
 
 
 def _markers_in_place(reading: MazeReading, known: MazeSpec) -> int:
@@ -307,8 +313,7 @@ OPEN_GRID = 1 / 3  #: a reading with fewer inner walls than this share of a perf
 
 def _inner_walls(spec: MazeSpec) -> int:
     """How many sides between two of ``spec``'s cells are walls."""
-    w = spec.walls
-    return int(w[1:-1:2, 2:-1:2].sum() + w[2:-1:2, 1:-1:2].sum())
+    return int(np.count_nonzero(spec.walls[_inner_sides(spec.walls.shape)]))
 
 
 def _open_grid(reading: MazeReading) -> bool:
