@@ -195,6 +195,8 @@ def test_held_out_puzzles_read_as_drawn(seed: int, index: int, look: str, behavi
     (67067, 14, "mazeplot", "stop_short", "roll:94+blur:95"),
     # a watermark over the top border washed out four of its segments, read open
     (67067, 211, "mazeplot", "overshoot", "roll:94+blur:95+watermark:96"),
+    # the start circle's dark rim, 5 px from the open side of its cell, read as a wall there
+    (87087, 253, "mazeplot", "wall_pass", ""),
 ])
 def test_held_out_puzzles_read_from_the_videos_first_frames(tmp_path: Path, seed: int, index: int, look: str,
                                                             behaviour: str, how: str) -> None:

@@ -1186,3 +1186,26 @@ def test_a_faint_side_of_a_markers_cell_that_blocks_every_way_is_read_open(grey:
         assert np.array_equal(reading.spec.walls, spec.walls)
     else:
         assert isinstance(reading, Blocked), reading
+
+
+# the 5 x 3 maze above with its start in the middle of the second row: a way out on either side
+ASCII_START_BETWEEN = ASCII.replace("#   #S#", "#   # #").replace("#     #\n# #####", "#  S  #\n# #####")
+
+
+@pytest.mark.parametrize("cell, dx, dy", [(30, 2, 0), (40, 2, 0), (30, 0, 6), (40, 0, 6)])
+def test_a_start_circles_dark_rim_beside_a_side_of_its_cell_is_no_wall(cell: int, dx: int, dy: int) -> None:
+    # MazePlot draws its start circle with a dark edge, whose antialiased rim within a few
+    # pixels of an open side read it as a wall, the way out of the start then "through a wall"
+    # (mazeworld 87087 v00253: 0.11 against walls at 0.18). Moved towards the open side on its
+    # right (dx) it is no wall; moved towards the wall below it (dy), the wall stays
+    import cv2
+
+    img, spec = _thin_lines(cell, 2, 0, art=ASCII_START_BETWEEN)
+    assert spec.start == (3, 3) and not spec.walls[3, 4] and spec.walls[4, 3]
+    margin = 40
+    centre = (margin + cell + cell // 2 + dx, margin + cell + cell // 2 + dy)
+    cv2.circle(img, centre, int(0.36 * cell), (40, 160, 60), -1, cv2.LINE_AA)
+    cv2.circle(img, centre, int(0.36 * cell), (60, 60, 60), 2, cv2.LINE_AA)
+    reading = read_maze(img)
+    assert isinstance(reading, MazeReading), reading
+    assert np.array_equal(reading.spec.walls, spec.walls)

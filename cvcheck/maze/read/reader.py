@@ -18,6 +18,7 @@ from .grid import MAX_GRID, _best_grid, estimate_grid
 from .ink import _ink_and_colour, colour_mask
 from .markers import SMALL_MARKER_MIN_AREA, SMALL_MARKER_PX_PER_CELL, find_markers, start_and_goal
 from .reading import Blocked, Box, MazeLook, MazeReading
+from .rims import RIM_SHARE, rim_free_sides
 from .walls import lattice_from_segments, read_segments, wall_threshold
 
 
@@ -180,13 +181,15 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
     thr, level, open_level = wall_threshold(vert, horiz)
     if level < 0.1:
         return Unparseable("the maze's border is too faint to tell walls from corridors")
-    vw, hw = vert >= thr, horiz >= thr
-    ambiguous = int(sum(m.sum() for m in _ambiguous(vert, horiz, thr, level, open_level)))
     start, goal = start_and_goal(find_markers(rgb, box, shape))
     if start is None or goal is None:  # markers of a few pixels (a 4-px dot in a large cell): a finer look
         small = start_and_goal(find_markers(rgb, box, shape, px_per_cell=SMALL_MARKER_PX_PER_CELL,
                                             min_area=SMALL_MARKER_MIN_AREA))
         start, goal = start or small[0], goal or small[1]
+    vert, horiz = rim_free_sides(dark, colour, box, shape, thickness, vert, horiz,
+                                 [m.cell for m in (start, goal) if m is not None], threshold=thr, level=level)
+    vw, hw = vert >= thr, horiz >= thr
+    ambiguous = int(sum(m.sum() for m in _ambiguous(vert, horiz, thr, level, open_level)))
     pitch = ((box[2] - box[0]) / shape[0] + (box[3] - box[1]) / shape[1]) / 2
     if thickness.y == thickness.x:
         walls_cells = thickness.y / pitch
@@ -214,9 +217,6 @@ def _read_at(rgb: np.ndarray, dark: np.ndarray, colour: np.ndarray, box: Box, bo
                        f"{list(start.cell)} to the goal {list(goal.cell)}", reading=reading, place=place,
                        covered=_covered_segments(colour, look))
     return reading
-
-
-RIM_SHARE = 0.8  #: a side of a marker's cell read this much fainter than the walls may be the marker's rim
 
 
 def _marker_sides_opened(vert: np.ndarray, horiz: np.ndarray, vw: np.ndarray, hw: np.ndarray,
