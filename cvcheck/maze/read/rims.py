@@ -31,9 +31,11 @@ def rim_free_sides(dark: np.ndarray, colour: np.ndarray, box: Box, shape: tuple[
     MazePlot draws its start circle with a dark edge, whose antialiased rim stands 3-5 px off
     the colour: 5 px from the open side beside it (cells of 33 px), within the window a side is
     read in, it read that side at 0.11 against walls at 0.18 (threshold 0.07) - a wall where
-    there was none (mazeworld 87087 v00253; 78078 v00025 blurred, whose valid way out of the
-    start crossed it: "teleport across a wall"). A wall's line is read where the rim leaves it
-    whole; where the marker crowds it along the whole side, nothing is read and it stays."""
+    there was none (mazeworld 87087 v00253; 81081 v00175 and v00251 blurred, the one's wander
+    read crossing it). A valid way out of the start through it fails "across a wall". A wall's
+    line is read where the rim leaves it whole; where the marker crowds it along the whole side,
+    nothing is read and it stays. (Blurred further, a rim reaches the line itself and stays a
+    wall: 78078 v00025 blurred, a false fail.)"""
     t, l, b, r = box
     rows, cols = shape
     py, px = (b - t) / rows, (r - l) / cols
