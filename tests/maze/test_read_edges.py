@@ -1192,20 +1192,42 @@ def test_a_faint_side_of_a_markers_cell_that_blocks_every_way_is_read_open(grey:
 ASCII_START_BETWEEN = ASCII.replace("#   #S#", "#   # #").replace("#     #\n# #####", "#  S  #\n# #####")
 
 
-@pytest.mark.parametrize("cell, dx, dy", [(30, 2, 0), (40, 2, 0), (30, 0, 6), (40, 0, 6)])
-def test_a_start_circles_dark_rim_beside_a_side_of_its_cell_is_no_wall(cell: int, dx: int, dy: int) -> None:
-    # MazePlot draws its start circle with a dark edge, whose antialiased rim within a few
-    # pixels of an open side read it as a wall, the way out of the start then "through a wall"
-    # (mazeworld 87087 v00253: 0.11 against walls at 0.18). Moved towards the open side on its
-    # right (dx) it is no wall; moved towards the wall below it (dy), the wall stays
+def _ringed_start(cell: int, *, dx: int = 0, dy: int = 0, wall_below: int = 0) -> tuple[np.ndarray, MazeSpec]:
+    """:data:`ASCII_START_BETWEEN` in thin lines, its start a green disc with a dark grey edge (as
+    MazePlot's circle) moved ``dx``, ``dy`` pixels off its cell's centre; the wall below the
+    start drawn in grey ``wall_below`` (black: 0)."""
     import cv2
 
     img, spec = _thin_lines(cell, 2, 0, art=ASCII_START_BETWEEN)
+    assert isinstance(spec, MazeSpec)
     assert spec.start == (3, 3) and not spec.walls[3, 4] and spec.walls[4, 3]
     margin = 40
+    y = margin + 2 * cell
+    cv2.line(img, (margin + cell, y), (margin + 2 * cell, y), (wall_below,) * 3, 2)
     centre = (margin + cell + cell // 2 + dx, margin + cell + cell // 2 + dy)
     cv2.circle(img, centre, int(0.36 * cell), (40, 160, 60), -1, cv2.LINE_AA)
     cv2.circle(img, centre, int(0.36 * cell), (60, 60, 60), 2, cv2.LINE_AA)
+    return img, spec
+
+
+@pytest.mark.parametrize("cell", [30, 40])
+def test_a_start_circles_dark_rim_beside_an_open_side_of_its_cell_is_no_wall(cell: int) -> None:
+    # MazePlot draws its start circle with a dark edge, whose antialiased rim within a few
+    # pixels of an open side read it as a wall, the way out of the start then "through a wall"
+    # (mazeworld 87087 v00253: 0.11 against walls at 0.18): moved 2 px towards the open side on
+    # its right, that side is read open
+    img, spec = _ringed_start(cell, dx=2)
     reading = read_maze(img)
     assert isinstance(reading, MazeReading), reading
+    assert np.array_equal(reading.spec.walls, spec.walls)
+
+
+@pytest.mark.parametrize("cell", [30, 40])
+def test_a_faint_wall_beside_a_start_circles_rim_stays_a_wall(cell: int) -> None:
+    # the wall below the start drawn grey (0.57 against black walls), the circle moved 2 px
+    # towards it: read again without the rim, the wall's own line is found, and it stays
+    img, spec = _ringed_start(cell, dy=2, wall_below=110)
+    reading = read_maze(img)
+    assert isinstance(reading, MazeReading), reading
+    assert reading.spec.walls[4, 3]
     assert np.array_equal(reading.spec.walls, spec.walls)

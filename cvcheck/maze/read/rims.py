@@ -14,6 +14,7 @@ from .walls import Thickness, _run, _segment_peaks, _trimmed_mean
 MARKER_RIM = 0.12  #: a marker's rim (its edge line, antialiasing, blur) reaches this share of a cell beyond its colour
 MIN_CLEAR = 0.25   #: a side is read again only where its line is clear of the rim at this share of its central half
 RIM_SHARE = 0.8    #: a side of a marker's cell read this much fainter than the walls may be the marker's rim
+OPEN_SHARE = 0.5   #: ... and it is open where, read again, it is under this share of the walls' threshold
 
 
 def rim_free_sides(dark: np.ndarray, colour: np.ndarray, box: Box, shape: tuple[int, int], thickness: Thickness,
@@ -25,8 +26,11 @@ def rim_free_sides(dark: np.ndarray, colour: np.ndarray, box: Box, shape: tuple[
     within MARKER_RIM of a cell of the colour in that cell (``colour``: 0/255): at each place
     along it, the darkest pixel across it of those left, where none of the line's own pixels
     (its thickness and a pixel each way) is left out; where the rim reaches into its window and
-    at least MIN_CLEAR of the places are read. A side only ever reads lighter. For walls of
-    lines only (a lattice's walls are read averaged across their thickness, beyond a rim).
+    at least MIN_CLEAR of the places are read. The side is taken as read again only where that
+    is under OPEN_SHARE of ``threshold`` - paper, no line at all: a wall fainter than the others
+    is read again as its own line, which may itself fall short of the threshold, and stays as it
+    was read. For walls of lines only (a lattice's walls are read averaged across their
+    thickness, beyond a rim).
 
     MazePlot draws its start circle with a dark edge, whose antialiased rim stands 3-5 px off
     the colour: 5 px from the open side beside it (cells of 33 px), within the window a side is
@@ -74,5 +78,7 @@ def rim_free_sides(dark: np.ndarray, colour: np.ndarray, box: Box, shape: tuple[
             clear = line[k][side] == 0
             if not window[k][side].any() or clear.sum() < max(2.0, MIN_CLEAR * clear.size):
                 continue
-            read[i, j] = min(float(read[i, j]), float(_trimmed_mean(darkest[k][side][clear], axis=0)))
+            again = float(_trimmed_mean(darkest[k][side][clear], axis=0))
+            if again < OPEN_SHARE * threshold:  # paper where the rim is not: no line at all
+                read[i, j] = again
     return vert, horiz
