@@ -25,11 +25,13 @@ from .lattice import Cell, MazeSpec
 from .look import AgentLook, detected_profile, learn_agent
 from .metrics import PathMatch, path_loops, path_match, upscale_cells
 from .read import (
+    KNOWN_AGREEMENT,
     SETTLE_FRAMES,
     Blocked,
     MazeLook,
     MazeReading,
     keep_hidden_walls,
+    known_fit,
     read_maze,
     read_walls_again,
     settle_walls,
@@ -195,9 +197,18 @@ def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, 
     none shows a way there, the frames from the blocked one are read as any other, every
     place tried (the maze may be elsewhere). Either way a wall the blocked frame drew stays
     where a later frame shows colour over it (:func:`~.read.keep_hidden_walls`: the agent
-    crossing it)."""
+    crossing it).
+
+    Where the maze is known (``spec``) and a frame reads unlike it (under
+    ``KNOWN_AGREEMENT`` of its inner sides alike), the next frames are read too, and the first
+    that reads like it is taken; where none does, the one that fits it best (its markers in
+    place, then the most sides alike). A boiled, crushed first frame read as a maze in the
+    whole frame, and every frame after it measured against that place: wall IoU 0 throughout
+    (mazeworld 88088 v00252 boiled and crushed, with the maze file; nothing given, the maze was
+    read from frame 1)."""
     reading: MazeReading | Unparseable = Unparseable("the video has no frames")
     blocked: Blocked | None = None
+    unlike: tuple[tuple[int, float], MazeReading, int] | None = None  # the best reading unlike the known maze
     at = 0
     for frame in it:
         head.append(frame)
@@ -208,6 +219,12 @@ def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, 
                 blocked, at = reading, len(head) - 1
             elif not isinstance(reading, Unparseable):
                 at = len(head) - 1
+                if spec is not None and (fit := known_fit(reading, spec))[1] < KNOWN_AGREEMENT:
+                    if unlike is None or fit > unlike[0]:
+                        unlike = fit, reading, at
+                    if len(head) < LOCATE_WITHIN:
+                        continue
+                    return unlike[1], unlike[2]
                 if spec is None and reading.ambiguous:  # segments near the threshold: the next frames settle them
                     head.extend(islice(it, SETTLE_FRAMES))
                     reading = settle_walls(reading, (as_rgb_frame(f) for f in head[at + 1:]))
@@ -216,6 +233,8 @@ def _read_puzzle(it: Iterator[Frame], head: list[Frame], spec: MazeSpec | None, 
             return again, at
         if len(head) >= LOCATE_WITHIN:
             break
+    if unlike is not None and blocked is None:
+        return unlike[1], unlike[2]
     if blocked is not None:
         passed: tuple[MazeReading, int] | None = None  # the first read with a way only under colour
         for i in range(at, len(head)):

@@ -490,6 +490,9 @@ def test_held_out_degraded_videos_graded_as_labelled(tmp_path: Path, seed: int, 
     # drifted, zoomed and watermarked: a 1-fps strip whose look-alike beside the goal, missing as
     # the dot arrived, took the dot's blob: "never reaches the goal"
     (72072, 104, "vmeval", "valid", "drift:161+zoom:162+watermark:163", False),
+    # boiled and crushed, with the maze file: the first frame read unlike it (a maze in the whole
+    # frame) was taken, wall IoU 0 in every frame, the teleport unseen; the next frame reads it
+    (88088, 252, "mazeplot", "teleport", "boil:31+crushed:32", True),
 ])
 def test_held_out_videos_degraded_several_ways_graded_as_labelled(tmp_path: Path, seed: int, index: int, look: str,
                                                                   behaviour: str, how: str,

@@ -36,13 +36,24 @@ from .box import find_box
 from .grid import NARROWEST_CELL, estimate_grid
 from .ink import colour_mask, ink_map
 from .markers import BLUE, GREEN, HUE_CLASSES, RED_HUES, at_junction, find_markers, find_trails, in_window, on_post
-from .reader import SETTLE_FRAMES, keep_hidden_walls, locate, locations, read_maze, read_walls_again, settle_walls
+from .reader import (
+    KNOWN_AGREEMENT,
+    SETTLE_FRAMES,
+    keep_hidden_walls,
+    known_fit,
+    locate,
+    locations,
+    read_maze,
+    read_walls_again,
+    settle_walls,
+)
 from .reading import LATTICE_THICKNESS, Blocked, Box, Marker, MazeLook, MazeReading
 from .walls import lattice_from_segments, wall_threshold
 
 __all__ = [
     "BLUE", "GREEN", "HUE_CLASSES", "LATTICE_THICKNESS", "NARROWEST_CELL", "RED_HUES", "Blocked", "Box", "Marker",
     "MazeLook", "MazeReading", "at_junction", "colour_mask", "estimate_grid", "find_box", "find_markers", "find_trails",
-    "in_window", "ink_map", "keep_hidden_walls", "lattice_from_segments", "locate", "locations", "on_post", "read_maze",
+    "in_window", "ink_map", "keep_hidden_walls", "KNOWN_AGREEMENT", "known_fit", "lattice_from_segments",
+    "locate", "locations", "on_post", "read_maze",
     "read_walls_again", "settle_walls", "SETTLE_FRAMES", "wall_threshold",
 ]

@@ -128,7 +128,7 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
     def rank(r: MazeReading | Unparseable) -> tuple[int, float]:  # a reading before a failure
         if isinstance(r, Unparseable):
             return -1, -1.0
-        return (_markers_in_place(r, known), _agreement(r, known)) if known is not None else (0, 0.0)
+        return known_fit(r, known) if known is not None else (0, 0.0)
 
     # Where the answer redrew its walls no place agrees, and a place elsewhere may agree better
     # by chance: the place that shows the known maze's markers in their cells first (a corner
@@ -143,6 +143,12 @@ def read_maze(image: np.ndarray, *, grid: tuple[int, int] | None = None,
 
 KNOWN_AGREEMENT = 0.9  #: share of a known maze's inner boundary segments a reading in the right place gets right
 AGREEMENT_TIE = 0.05   #: ... and readings of a known maze this near the best agreement are tied (the likeliest wins)
+
+
+def known_fit(reading: MazeReading, known: MazeSpec) -> tuple[int, float]:
+    """How well a reading shows a known maze: the start and goal markers seen in their cells
+    (0-2), and the share of its inner boundary segments read alike; readings rank by it."""
+    return _markers_in_place(reading, known), _agreement(reading, known)
 
 
 def _agreement(reading: MazeReading, known: MazeSpec) -> float:
