@@ -28,8 +28,9 @@ All lengths are in image pixels unless named in cells; positions are ``(row, col
 
 Modules, in the order they build on each other: :mod:`.reading` (what is returned),
 :mod:`.ink`, :mod:`.regions` (mask helpers), :mod:`.strokes` (line thickness), :mod:`.box`
-(step 2), :mod:`.walls` (step 4), :mod:`.grid` (step 3), :mod:`.markers` (step 5) and
-:mod:`.reader`, which puts them together.
+(step 2), :mod:`.walls` (step 4), :mod:`.grid` (step 3), :mod:`.markers` (step 5), :mod:`.rims`
+(the sides of the markers' cells read again without a marker's dark rim) and :mod:`.reader`,
+which puts them together.
 """
 
 from .box import find_box
